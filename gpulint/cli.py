@@ -1,0 +1,159 @@
+"""Command line: wiring only; the work happens in discover, engine and report."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from gpulint import __version__
+from gpulint.findings import RunResult, Severity
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _split(values: tuple[str, ...]) -> tuple[str, ...]:
+    """``--select A,B --select C`` -> (A, B, C)."""
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+
+
+def _color(stream, fmt: str) -> bool:
+    if fmt != "text" or os.environ.get("NO_COLOR"):
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="gpulint")
+def cli() -> None:
+    """gpulint: find GPU workload mistakes in Kubernetes manifests before they reach a cluster."""
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option(
+    "--format",
+    "-f",
+    "formats",
+    multiple=True,
+    type=click.Choice(["text", "json", "sarif", "github"]),
+    help="Output format; repeat for several outputs (paired in order with --output). "
+    "Default: text, or github when GITHUB_ACTIONS=true.",
+)
+@click.option(
+    "--output",
+    "-o",
+    "outputs",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="File for the format in the same position; without it, standard output.",
+)
+@click.option("--select", multiple=True, help="Rules to run (codes, code prefixes or names).")
+@click.option("--ignore", multiple=True, help="Rules to skip (codes, code prefixes or names).")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning", "note"]),
+    default=None,
+    help="Lowest severity that makes the exit code 1 (default: warning).",
+)
+@click.option("--stdin-filename", default=None, help="Name to give standard input ('-').")
+@click.option("--verbose", "-v", is_flag=True, help="Say more about what was read and how.")
+def check(
+    paths: tuple[str, ...],
+    formats: tuple[str, ...],
+    outputs: tuple[str, ...],
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    fail_on: str | None,
+    stdin_filename: str | None,
+    verbose: bool,
+) -> None:
+    """Lint manifests, folders, or standard input ('-')."""
+    from gpulint.discover import discover
+    from gpulint.engine import build_context, run
+    from gpulint.registry import default_registry
+    from gpulint.settings import Settings
+
+    if len(outputs) > max(len(formats), 1):
+        raise click.UsageError("each --output needs a --format in the same position")
+    if not formats:
+        formats = ("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",)
+    registry = default_registry()
+    unknown = registry.unknown(_split(select) + _split(ignore))
+    if unknown:
+        raise click.UsageError(f"unknown rule(s): {', '.join(unknown)} (see 'gpulint rules')")
+    settings = Settings(
+        select=_split(select),
+        ignore=_split(ignore),
+        fail_on=Severity.parse(fail_on) if fail_on else Severity.WARNING,
+        stdin_filename=stdin_filename,
+        verbose=verbose,
+    )
+    targets, errors = discover(paths or (".",))
+    result = run(targets, build_context(settings, registry))
+    result.errors[:0] = errors
+    result.errors.sort(key=lambda e: e.sort_key())
+    _write_outputs(result, formats, outputs)
+    sys.exit(exit_code(result, settings.fail_on))
+
+
+def _write_outputs(result: RunResult, formats: tuple[str, ...], outputs: tuple[str, ...]) -> None:
+    from gpulint.report import render
+
+    for i, fmt in enumerate(formats):
+        target = outputs[i] if i < len(outputs) else None
+        if target is None:
+            sys.stdout.write(render(fmt, result, color=_color(sys.stdout, fmt)))
+            sys.stdout.flush()
+        else:
+            try:
+                with open(target, "w", encoding="utf-8") as handle:
+                    handle.write(render(fmt, result))
+            except OSError as exc:
+                raise click.FileError(target, hint=exc.strerror) from None
+
+
+def exit_code(result: RunResult, fail_on: Severity) -> int:
+    if result.errors:
+        return EXIT_ERROR
+    if any(f.severity >= fail_on for f in result.active()):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+@cli.command(name="rules")
+def list_rules() -> None:
+    """List the rules: code, name, default severity and summary."""
+    from gpulint.registry import default_registry
+
+    rows = [(r.code, r.name, str(r.severity), r.summary) for r in default_registry()]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)] if rows else [0, 0, 0]
+    for code, name, severity, summary in rows:
+        click.echo(f"{code:<{widths[0]}}  {name:<{widths[1]}}  {severity:<{widths[2]}}  {summary}")
+
+
+@cli.command()
+@click.argument("rule")
+def explain(rule: str) -> None:
+    """Show a rule's documentation (by code or name)."""
+    from gpulint.registry import default_registry
+
+    found = default_registry().get(rule)
+    if found is None:
+        raise click.UsageError(f"unknown rule {rule!r} (see 'gpulint rules')")
+    click.echo(f"# {found.code} {found.name} ({found.severity})\n\n{found.summary}\n\n{found.doc}")
+
+
+def main() -> None:
+    """Console entry point: no traceback ever reaches the user."""
+    try:
+        cli.main(prog_name="gpulint")
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        sys.stderr.write("gpulint: interrupted\n")
+        sys.exit(130)
+    except Exception as exc:  # last resort; per-file errors are reported as data
+        sys.stderr.write(f"gpulint: internal error: {exc!r} (please report it)\n")
+        sys.exit(EXIT_ERROR)

@@ -1,0 +1,219 @@
+"""Runs the rules: targets -> sources -> documents -> resources -> findings.
+
+Each file is linted on its own (:func:`lint_target`), so files can be spread
+over processes; rules that analyse across files collect small facts per
+resource here and decide once all files are read (:func:`run`).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpulint import positions
+from gpulint.discover import Target
+from gpulint.findings import (
+    Finding,
+    InputError,
+    Location,
+    ResourceRef,
+    RunResult,
+    Severity,
+)
+from gpulint.model.resource import Resource, resources_of
+from gpulint.parse import Document, parse
+from gpulint.registry import Registry, Report, Rule, default_registry
+from gpulint.settings import Settings
+from gpulint.sources import Source, decode
+
+# target kind -> reader returning the sources it stands for (renderers register here).
+Reader = Callable[[Target, Settings], "tuple[list[Source], list[InputError]]"]
+_READERS: dict[str, Reader] = {}
+
+
+def register_reader(kind: str, reader: Reader) -> None:
+    _READERS[kind] = reader
+
+
+def _read_file(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
+    try:
+        with open(target.path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        return [], [InputError(target.path, f"cannot read file: {exc.strerror or exc}")]
+    decoded = decode(target.path, data)
+    if isinstance(decoded, InputError):
+        return [], [decoded]
+    return [decoded], []
+
+
+def _read_stdin(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
+    name = settings.stdin_filename or "<stdin>"
+    decoded = decode(name, sys.stdin.buffer.read(), origin="stdin")
+    if isinstance(decoded, InputError):
+        return [], [decoded]
+    return [decoded], []
+
+
+register_reader("file", _read_file)
+register_reader("stdin", _read_stdin)
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A resolved place to report from a cross-file rule (picklable, tree-free)."""
+
+    location: Location
+    pointer: str
+    resource: ResourceRef | None
+    container: str | None
+    template: str | None
+
+
+@dataclass
+class Context:
+    settings: Settings
+    rules: list[Rule]
+    facts: dict[str, list[Any]] = field(default_factory=dict)
+
+    def anchor(
+        self, resource: Resource, path: tuple, container: str | None = None, at: str = "key"
+    ) -> Anchor:
+        location, pointer = locate(resource.doc, resource.prefix + tuple(path), at)
+        return Anchor(location, pointer, resource.ref, container, resource.doc.template)
+
+
+@dataclass
+class FileResult:
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[InputError] = field(default_factory=list)
+    facts: dict[str, list[Any]] = field(default_factory=dict)
+    files: int = 0
+
+
+def json_pointer(path: Iterable[Any]) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def locate(doc: Document, path: tuple, at: str = "key") -> tuple[Location, str]:
+    (line, column, end_line, end_column), _found = positions.resolve(doc.node, path, at)
+    return Location(doc.source.path, line, column, end_line, end_column), json_pointer(path)
+
+
+def effective_severity(rule: Rule, settings: Settings) -> Severity:
+    return settings.severity.get(rule.code) or settings.severity.get(rule.name) or rule.severity
+
+
+def make_finding(
+    rule: Rule,
+    settings: Settings,
+    doc: Document,
+    prefix: tuple,
+    report: Report,
+    resource: Resource | None,
+) -> Finding:
+    location, pointer = locate(doc, prefix + tuple(report.path), report.at)
+    return Finding(
+        code=rule.code,
+        name=rule.name,
+        severity=effective_severity(rule, settings),
+        message=report.message,
+        location=location,
+        pointer=pointer,
+        resource=resource.ref if resource else None,
+        container=report.container,
+        template=doc.template,
+        properties=dict(report.properties),
+    )
+
+
+def finding_from_anchor(rule: Rule, settings: Settings, anchor: Anchor, message: str) -> Finding:
+    return Finding(
+        code=rule.code,
+        name=rule.name,
+        severity=effective_severity(rule, settings),
+        message=message,
+        location=anchor.location,
+        pointer=anchor.pointer,
+        resource=anchor.resource,
+        container=anchor.container,
+        template=anchor.template,
+    )
+
+
+def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
+    settings = ctx.settings
+    for rule in ctx.rules:
+        if rule.check_document is not None:
+            for report in rule.check_document(doc, ctx) or ():
+                result.findings.append(make_finding(rule, settings, doc, (), report, None))
+    for resource in resources_of(doc):
+        for rule in ctx.rules:
+            if rule.check_resource is not None:
+                for report in rule.check_resource(resource, ctx) or ():
+                    result.findings.append(
+                        make_finding(rule, settings, doc, resource.prefix, report, resource)
+                    )
+            if rule.collect is not None:
+                facts = rule.collect(resource, ctx)
+                if facts:
+                    result.facts.setdefault(rule.code, []).extend(facts)
+
+
+def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
+    documents, errors = parse(source)
+    result.errors.extend(errors)
+    for doc in documents:
+        try:
+            _check_document(ctx, doc, result)
+        except Exception as exc:  # a bug in a rule must not hide the other files' findings
+            result.errors.append(
+                InputError(
+                    source.path,
+                    f"internal error while checking this document: {exc!r} (please report it)",
+                    doc.line,
+                    1,
+                )
+            )
+
+
+def lint_target(target: Target, ctx: Context) -> FileResult:
+    """Everything about one target; never raises on bad input."""
+    result = FileResult()
+    reader = _READERS.get(target.kind)
+    if reader is None:
+        result.errors.append(InputError(target.path, f"no reader for {target.kind} input"))
+        return result
+    sources, errors = reader(target, ctx.settings)
+    result.errors.extend(errors)
+    for source in sources:
+        result.files += 1
+        lint_source(ctx, source, result)
+    return result
+
+
+def build_context(settings: Settings, registry: Registry | None = None) -> Context:
+    registry = registry or default_registry()
+    return Context(settings, registry.select(settings.select, settings.ignore))
+
+
+def run(targets: Iterable[Target], ctx: Context) -> RunResult:
+    findings: list[Finding] = []
+    errors: list[InputError] = []
+    files = 0
+    for target in targets:
+        result = lint_target(target, ctx)
+        findings.extend(result.findings)
+        errors.extend(result.errors)
+        files += result.files
+        for code, facts in result.facts.items():
+            ctx.facts.setdefault(code, []).extend(facts)
+    for rule in ctx.rules:
+        if rule.finalize is not None:
+            for anchor, message in rule.finalize(ctx.facts.get(rule.code, []), ctx) or ():
+                findings.append(finding_from_anchor(rule, ctx.settings, anchor, message))
+    findings.sort(key=Finding.sort_key)
+    errors.sort(key=InputError.sort_key)
+    return RunResult(findings, errors, [r.info for r in ctx.rules], files)

@@ -1,0 +1,125 @@
+"""What a run produces: findings, input errors and their locations.
+
+Reporters import this module and nothing else from the engine, so everything a
+report needs is here as plain data.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Severity(enum.IntEnum):
+    """Ordered so that ``severity >= fail_on`` decides the exit code."""
+
+    NOTE = 1
+    WARNING = 2
+    ERROR = 3
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown severity {text!r} (use error, warning or note)") from None
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True)
+class Location:
+    """A span in a file; lines and columns are 1-based, the end is exclusive."""
+
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class ResourceRef:
+    kind: str
+    name: str
+    namespace: str | None = None
+    api_version: str | None = None
+
+    def label(self) -> str:
+        ns = f"{self.namespace}/" if self.namespace else ""
+        return f"{self.kind} {ns}{self.name}"
+
+
+@dataclass(frozen=True)
+class Suppression:
+    """Why a finding is not counted: the source of the silence and its reason."""
+
+    kind: str  # "annotation", "comment", "baseline", "config"
+    reason: str | None = None
+
+
+@dataclass
+class Finding:
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    location: Location
+    pointer: str = ""  # JSON pointer of the offending node inside its document
+    resource: ResourceRef | None = None
+    container: str | None = None
+    template: str | None = None  # Helm template (``# Source:``) or Kustomize origin
+    template_location: Location | None = None
+    related: list[Location] = field(default_factory=list)
+    suppression: Suppression | None = None
+    properties: dict[str, Any] = field(default_factory=dict)
+
+    def sort_key(self) -> tuple:
+        loc = self.location
+        return (loc.file, loc.line, loc.column, self.code, self.message)
+
+    def fingerprint(self) -> str:
+        """Stable across unrelated line shifts: no line numbers in it."""
+        import hashlib
+
+        res = self.resource.label() if self.resource else ""
+        raw = "\0".join((self.code, self.location.file, res, self.container or "", self.pointer))
+        return hashlib.sha256(raw.encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class InputError:
+    """Input that could not be read, parsed or rendered; always exit code 2."""
+
+    file: str
+    message: str
+    line: int = 1
+    column: int = 1
+
+    def sort_key(self) -> tuple:
+        return (self.file, self.line, self.column, self.message)
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """What reporters need to know about a rule (SARIF's tool.driver.rules)."""
+
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    doc: str
+
+
+@dataclass
+class RunResult:
+    findings: list[Finding]
+    errors: list[InputError]
+    rules: list[RuleInfo]
+    files_checked: int = 0
+    notices: list[str] = field(default_factory=list)
+
+    def active(self) -> list[Finding]:
+        return [f for f in self.findings if f.suppression is None]

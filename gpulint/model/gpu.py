@@ -1,0 +1,136 @@
+"""GPU resource semantics, in one place.
+
+Which resource names are GPUs, how many a container holds, and a pod's
+effective request with init containers and sidecars (KEP-753):
+``max(sum(containers) + sum(sidecars), max_i(init_i + sidecars declared before i))``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from gpulint.model.quantity import QuantityError, parse_quantity
+
+NVIDIA_GPU = "nvidia.com/gpu"
+NVIDIA_SHARED = "nvidia.com/gpu.shared"
+MIG_PREFIX = "nvidia.com/mig-"
+AMD_GPU = "amd.com/gpu"
+INTEL_PREFIX = "gpu.intel.com/"
+
+
+def is_gpu_resource(name: str) -> bool:
+    return (
+        name == NVIDIA_GPU
+        or name == NVIDIA_SHARED
+        or name.startswith(MIG_PREFIX)
+        or name == AMD_GPU
+        or name.startswith(INTEL_PREFIX)
+    )
+
+
+def is_mig_resource(name: str) -> bool:
+    return name.startswith(MIG_PREFIX)
+
+
+def mig_profile(name: str) -> str | None:
+    """``nvidia.com/mig-1g.10gb`` -> ``1g.10gb`` (a ``.shared`` suffix is dropped)."""
+    if not name.startswith(MIG_PREFIX):
+        return None
+    profile = name[len(MIG_PREFIX) :]
+    return profile.removesuffix(".shared")
+
+
+def is_shared_resource(name: str) -> bool:
+    return name.endswith(".shared") and name.startswith("nvidia.com/")
+
+
+def _section(resources: Any, section: str) -> Mapping[str, Any]:
+    if not isinstance(resources, Mapping):
+        return {}
+    value = resources.get(section)
+    return value if isinstance(value, Mapping) else {}
+
+
+def gpu_entries(container: Mapping[str, Any], section: str) -> dict[str, Any]:
+    """Raw GPU entries of ``resources.<section>`` (``requests`` or ``limits``)."""
+    found = _section(container.get("resources"), section)
+    return {str(k): v for k, v in found.items() if is_gpu_resource(str(k))}
+
+
+def _whole(value: Any) -> int | None:
+    try:
+        quantity = parse_quantity(value)
+    except QuantityError:
+        return None
+    if quantity < 0 or quantity.denominator != 1:
+        return None
+    return int(quantity)
+
+
+def container_gpus(container: Mapping[str, Any]) -> dict[str, int]:
+    """GPUs a container holds, by resource name.
+
+    The kubelet reads limits for device-plugin resources; a request without a
+    limit is rejected by the API server, but we still count it so later rules
+    see the intent. Invalid quantities count as nothing (GPU103 reports them).
+    """
+    held: dict[str, int] = {}
+    limits = gpu_entries(container, "limits")
+    requests = gpu_entries(container, "requests")
+    for name in {**requests, **limits}:
+        value = _whole(limits[name]) if name in limits else _whole(requests[name])
+        if value:
+            held[name] = value
+    return held
+
+
+def total_gpus(held: Mapping[str, int]) -> int:
+    return sum(held.values())
+
+
+def _add(into: dict[str, int], more: Mapping[str, int]) -> None:
+    for name, count in more.items():
+        into[name] = into.get(name, 0) + count
+
+
+def effective_request(
+    containers: Iterable[Mapping[str, Any]],
+    init_containers: Iterable[Mapping[str, Any]] = (),
+) -> dict[str, int]:
+    """The pod's GPU request per resource, as the scheduler computes it."""
+    regular: dict[str, int] = {}
+    for container in containers:
+        _add(regular, container_gpus(container))
+    sidecars: dict[str, int] = {}
+    init_peak: dict[str, int] = {}
+    for init in init_containers:
+        held = container_gpus(init)
+        if is_sidecar(init):
+            _add(sidecars, held)
+            continue
+        use = dict(sidecars)
+        _add(use, held)
+        for name, count in use.items():
+            init_peak[name] = max(init_peak.get(name, 0), count)
+    steady = dict(regular)
+    _add(steady, sidecars)
+    result: dict[str, int] = {}
+    for name in set(steady) | set(init_peak):
+        value = max(steady.get(name, 0), init_peak.get(name, 0))
+        if value:
+            result[name] = value
+    return result
+
+
+def is_sidecar(init_container: Mapping[str, Any]) -> bool:
+    """A restartable init container (``restartPolicy: Always``) runs for the pod's life."""
+    return init_container.get("restartPolicy") == "Always"
+
+
+def as_fraction(value: Any) -> Fraction | None:
+    try:
+        return parse_quantity(value)
+    except QuantityError:
+        return None

@@ -1,0 +1,214 @@
+"""Resources (documents with apiVersion and kind), their pod specs and containers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from gpulint.findings import ResourceRef
+from gpulint.model import gpu, workloads
+from gpulint.parse import Document
+
+CONTAINER_LISTS = (
+    ("initContainers", "initContainer"),
+    ("containers", "container"),
+    ("ephemeralContainers", "ephemeralContainer"),
+)
+
+
+@dataclass
+class Container:
+    pod: PodSpec
+    section: str  # "container", "initContainer" or "ephemeralContainer"
+    index: int
+    path: tuple  # relative to the resource object
+    data: dict
+
+    @property
+    def name(self) -> str:
+        name = self.data.get("name")
+        return str(name) if name is not None else f"#{self.index}"
+
+    @property
+    def is_init(self) -> bool:
+        return self.section == "initContainer"
+
+    @property
+    def is_sidecar(self) -> bool:
+        return self.is_init and gpu.is_sidecar(self.data)
+
+    @cached_property
+    def gpus(self) -> dict[str, int]:
+        """GPUs held, by resource name (invalid quantities count as nothing)."""
+        return gpu.container_gpus(self.data)
+
+    @property
+    def image(self) -> str:
+        image = self.data.get("image")
+        return image if isinstance(image, str) else ""
+
+
+@dataclass
+class PodSpec:
+    resource: Resource
+    path: tuple  # relative to the resource object
+    spec: dict
+    metadata_path: tuple | None = None
+    role: str | None = None  # e.g. a Kubeflow replica type ("Worker") or a JobSet job name
+    replicas: int | None = None  # pods this spec stands for, where the kind says
+
+    @property
+    def metadata(self) -> dict:
+        if self.metadata_path is None:
+            return {}
+        found = workloads.get(self.resource.obj, self.metadata_path)
+        return found if isinstance(found, dict) else {}
+
+    @cached_property
+    def containers(self) -> list[Container]:
+        """Init containers, containers and ephemeral containers, in that order."""
+        found = []
+        for key, section in CONTAINER_LISTS:
+            items = self.spec.get(key)
+            if not isinstance(items, list):
+                continue
+            for index, item in enumerate(items):
+                if isinstance(item, dict):
+                    found.append(Container(self, section, index, self.path + (key, index), item))
+        return found
+
+    def regular_containers(self) -> list[Container]:
+        return [c for c in self.containers if c.section == "container"]
+
+    def init_containers(self) -> list[Container]:
+        return [c for c in self.containers if c.section == "initContainer"]
+
+    @cached_property
+    def effective_gpus(self) -> dict[str, int]:
+        return gpu.effective_request(
+            (c.data for c in self.regular_containers()),
+            (c.data for c in self.init_containers()),
+        )
+
+    @property
+    def requests_gpu(self) -> bool:
+        return any(c.gpus for c in self.containers)
+
+
+@dataclass
+class Resource:
+    doc: Document
+    prefix: tuple  # path of the object in its document: () or ("items", i)
+    obj: dict
+    kind: str
+    api_version: str
+    name: str
+    namespace: str | None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def ref(self) -> ResourceRef:
+        return ResourceRef(self.kind, self.name, self.namespace, self.api_version)
+
+    @property
+    def metadata(self) -> dict:
+        meta = self.obj.get("metadata")
+        return meta if isinstance(meta, dict) else {}
+
+    @property
+    def annotations(self) -> dict:
+        found = self.metadata.get("annotations")
+        return found if isinstance(found, dict) else {}
+
+    @property
+    def labels(self) -> dict:
+        found = self.metadata.get("labels")
+        return found if isinstance(found, dict) else {}
+
+    @cached_property
+    def pod_specs(self) -> list[PodSpec]:
+        entry = workloads.lookup(self.kind, self.api_version)
+        if entry is None:
+            return [spec for finder in _FALLBACK_FINDERS for spec in finder(self)]
+        found = []
+        for site in entry.sites:
+            meta_pattern = site.metadata_pattern()
+            for path, bound in workloads.match(self.obj, site.spec):
+                spec = workloads.get(self.obj, path)
+                if not isinstance(spec, dict):
+                    continue
+                meta = workloads.bind(meta_pattern, bound) if meta_pattern else None
+                role = site.role or ("/".join(str(b) for b in bound) or None)
+                found.append(
+                    PodSpec(self, path, spec, meta, role, _replicas(self.obj, site, bound))
+                )
+        return found
+
+    def containers(self) -> Iterator[Container]:
+        for pod in self.pod_specs:
+            yield from pod.containers
+
+    @property
+    def requests_gpu(self) -> bool:
+        return any(pod.requests_gpu for pod in self.pod_specs)
+
+
+def _replicas(obj: dict, site: workloads.PodSite, bound: tuple) -> int | None:
+    if not site.replicas:
+        return None
+    total = 1
+    for pattern in site.replicas:
+        value = workloads.get(obj, workloads.bind(pattern, bound))
+        if isinstance(value, bool) or not isinstance(value, int):
+            value = 1  # the API default for replicas and parallelism
+        total *= max(value, 0)
+    return total
+
+
+# Finders for kinds the table does not list (a later fallback finds pod specs generically).
+_FALLBACK_FINDERS: list = []
+
+
+def register_fallback(finder: Any) -> None:
+    _FALLBACK_FINDERS.append(finder)
+
+
+def resources_of(doc: Document) -> Iterator[Resource]:
+    """The resources of a document: itself, or the items of a ``kind: List``."""
+    data = doc.data
+    if not isinstance(data, dict):
+        return
+    kind = data.get("kind")
+    items = data.get("items")
+    if isinstance(kind, str) and kind.endswith("List") and isinstance(items, list):
+        for i, item in enumerate(items):
+            resource = _resource(doc, ("items", i), item)
+            if resource is not None:
+                yield resource
+        return
+    resource = _resource(doc, (), data)
+    if resource is not None:
+        yield resource
+
+
+def _resource(doc: Document, prefix: tuple, obj: Any) -> Resource | None:
+    if not isinstance(obj, dict):
+        return None
+    kind, api_version = obj.get("kind"), obj.get("apiVersion")
+    if not isinstance(kind, str) or not isinstance(api_version, str):
+        return None
+    meta = obj.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    name = meta.get("name") or meta.get("generateName") or "<unnamed>"
+    namespace = meta.get("namespace")
+    return Resource(
+        doc,
+        prefix,
+        obj,
+        kind,
+        api_version,
+        str(name),
+        str(namespace) if namespace is not None else None,
+    )

@@ -1,0 +1,134 @@
+"""Where pod specs live, kind by kind: a table, open for CRDs.
+
+A path pattern is a tuple of mapping keys, ``"*"`` (every value of a mapping,
+e.g. a Kubeflow replica role) and ``"[]"`` (every item of a list, e.g. JobSet's
+replicatedJobs). ``replicas`` patterns use the same wildcards, bound to the
+values the spec pattern matched, so a role's replica count stays with its role.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+ANY_KEY = "*"
+ANY_ITEM = "[]"
+
+
+@dataclass(frozen=True)
+class PodSite:
+    """One place a kind keeps a pod spec."""
+
+    spec: tuple  # pattern to the PodSpec (the mapping holding ``containers``)
+    # Patterns to numbers whose product is how many pods the site stands for
+    # (Deployment replicas; a CronJob's parallelism; a role's replicas).
+    replicas: tuple[tuple, ...] = ()
+    # Pattern to the pod template's metadata; default: ``spec`` with its last
+    # ``spec`` replaced by ``metadata``.
+    metadata: tuple | None = None
+    # A fixed role name (default: the wildcard values the spec pattern bound).
+    role: str | None = None
+
+    def metadata_pattern(self) -> tuple | None:
+        if self.metadata is not None:
+            return self.metadata
+        if self.spec and self.spec[-1] == "spec":
+            return self.spec[:-1] + ("metadata",)
+        return None
+
+
+@dataclass(frozen=True)
+class WorkloadKind:
+    kind: str
+    sites: tuple[PodSite, ...]
+    group: str | None = None  # API group; None matches any group
+
+
+_TABLE: dict[str, list[WorkloadKind]] = {}
+
+
+def register(kind: str, *sites: PodSite, group: str | None = None) -> None:
+    """Add a kind (built-in or CRD) to the table. A group-specific entry wins."""
+    entries = _TABLE.setdefault(kind, [])
+    entry = WorkloadKind(kind, sites, group)
+    if group is None:
+        entries.append(entry)
+    else:
+        entries.insert(0, entry)
+
+
+def lookup(kind: str, api_version: str) -> WorkloadKind | None:
+    entries = _TABLE.get(kind)
+    if not entries:
+        return None
+    group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+    for entry in entries:
+        if entry.group is None or entry.group == group:
+            return entry
+    return None
+
+
+def known_kinds() -> list[str]:
+    return sorted(_TABLE)
+
+
+def match(obj: Any, pattern: tuple) -> Iterator[tuple[tuple, tuple]]:
+    """Concrete (path, wildcard values) for every place ``pattern`` reaches in ``obj``."""
+
+    def walk(node: Any, i: int, path: tuple, bound: tuple) -> Iterator[tuple[tuple, tuple]]:
+        if i == len(pattern):
+            yield path, bound
+            return
+        step = pattern[i]
+        if step == ANY_KEY:
+            if isinstance(node, dict):
+                for key in node:
+                    yield from walk(node[key], i + 1, path + (key,), bound + (key,))
+        elif step == ANY_ITEM:
+            if isinstance(node, list):
+                for index, item in enumerate(node):
+                    yield from walk(item, i + 1, path + (index,), bound + (index,))
+        elif isinstance(node, dict) and step in node:
+            yield from walk(node[step], i + 1, path + (step,), bound)
+
+    yield from walk(obj, 0, (), ())
+
+
+def bind(pattern: tuple, bound: tuple) -> tuple:
+    """Replace a pattern's wildcards, in order, with the values a match bound."""
+    values = iter(bound)
+    return tuple(next(values, None) if step in (ANY_KEY, ANY_ITEM) else step for step in pattern)
+
+
+def get(obj: Any, path: tuple) -> Any:
+    for step in path:
+        if isinstance(obj, dict) and isinstance(step, str):
+            obj = obj.get(step)
+        elif isinstance(obj, list) and isinstance(step, int) and 0 <= step < len(obj):
+            obj = obj[step]
+        else:
+            return None
+    return obj
+
+
+# --- Built-in kinds -----------------------------------------------------------------------------
+
+_TEMPLATE = ("spec", "template", "spec")
+
+register("Pod", PodSite(("spec",), metadata=("metadata",)), group="")
+register("PodTemplate", PodSite(("template", "spec")), group="")
+register("Deployment", PodSite(_TEMPLATE, replicas=(("spec", "replicas"),)), group="apps")
+register("ReplicaSet", PodSite(_TEMPLATE, replicas=(("spec", "replicas"),)), group="apps")
+register("StatefulSet", PodSite(_TEMPLATE, replicas=(("spec", "replicas"),)), group="apps")
+register("DaemonSet", PodSite(_TEMPLATE), group="apps")
+register("ReplicationController", PodSite(_TEMPLATE, replicas=(("spec", "replicas"),)), group="")
+register("Job", PodSite(_TEMPLATE, replicas=(("spec", "parallelism"),)), group="batch")
+register(
+    "CronJob",
+    PodSite(
+        ("spec", "jobTemplate", "spec", "template", "spec"),
+        replicas=(("spec", "jobTemplate", "spec", "parallelism"),),
+    ),
+    group="batch",
+)

@@ -1,0 +1,85 @@
+"""Paths into a document -> line and column, by walking the kept node tree.
+
+Only reported nodes are resolved, so building documents stays cheap. A path
+that goes past what exists resolves to the deepest node that does exist (a
+missing ``limits`` points at its ``resources``).
+"""
+
+from __future__ import annotations
+
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+Span = tuple[int, int, int, int]  # 1-based line, column, end line, end column
+
+
+def _mapping_entry(node: MappingNode, key: str) -> tuple[Node, Node] | None:
+    found = None
+    for key_node, value_node in node.value:
+        if isinstance(key_node, ScalarNode) and key_node.value == key:
+            found = (key_node, value_node)  # the last one wins, as in the API server
+    if found is not None:
+        return found
+    for key_node, value_node in node.value:  # keys that arrived through a merge (<<)
+        if isinstance(key_node, ScalarNode) and key_node.value == "<<":
+            sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+            for src in sources:
+                if isinstance(src, MappingNode):
+                    entry = _mapping_entry(src, key)
+                    if entry is not None:
+                        return entry
+    return None
+
+
+def _span(node: Node) -> Span:
+    start = node.start_mark
+    if isinstance(node, ScalarNode):
+        end = node.end_mark
+        if end.line == start.line:
+            return start.line + 1, start.column + 1, end.line + 1, end.column + 1
+        return start.line + 1, start.column + 1, start.line + 1, start.column + 2
+    # A collection: its first line only; its end mark often lies on the next line.
+    if isinstance(node, MappingNode) and node.value:
+        key, value = node.value[0]
+        return _entry_span(key, value)
+    if (
+        isinstance(node, SequenceNode)
+        and node.value
+        and node.start_mark.line == (node.value[0].start_mark.line)
+    ):
+        return start.line + 1, start.column + 1, start.line + 1, start.column + 2
+    return start.line + 1, start.column + 1, start.line + 1, start.column + 2
+
+
+def _entry_span(key: Node, value: Node) -> Span:
+    """From the key to the end of a scalar value on the same line, else the key alone."""
+    ks, ke = key.start_mark, key.end_mark
+    if isinstance(value, ScalarNode) and value.end_mark.line == ks.line:
+        return ks.line + 1, ks.column + 1, ks.line + 1, value.end_mark.column + 1
+    return ks.line + 1, ks.column + 1, ke.line + 1, ke.column + 1
+
+
+def resolve(root: Node, path: tuple, at: str = "key") -> tuple[Span, int]:
+    """The span of the node at ``path`` and how many path elements were found.
+
+    ``at="key"`` points at a mapping entry (key and scalar value); ``at="value"``
+    at the value alone. Sequence items always point at the item.
+    """
+    node = root
+    key_node: Node | None = None
+    depth = 0
+    for element in path:
+        if isinstance(node, MappingNode) and isinstance(element, str):
+            entry = _mapping_entry(node, element)
+            if entry is None:
+                break
+            key_node, node = entry
+        elif isinstance(node, SequenceNode) and isinstance(element, int):
+            if not 0 <= element < len(node.value):
+                break
+            key_node, node = None, node.value[element]
+        else:
+            break
+        depth += 1
+    if key_node is not None and (at == "key" or depth < len(path)):
+        return _entry_span(key_node, node), depth
+    return _span(node), depth

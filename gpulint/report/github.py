@@ -1,0 +1,43 @@
+"""GitHub Actions workflow commands: ``::error file=..,line=..,col=..::message``."""
+
+from __future__ import annotations
+
+from gpulint.findings import RunResult, Severity
+
+_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _command(kind: str, props: dict[str, object], message: str) -> str:
+    joined = ",".join(f"{k}={escape_property(str(v))}" for k, v in props.items())
+    return f"::{kind} {joined}::{escape_data(message)}"
+
+
+def render(result: RunResult, color: bool = False) -> str:
+    lines = []
+    for error in result.errors:
+        props = {"file": error.file, "line": error.line, "col": error.column, "title": "gpulint"}
+        lines.append(_command("error", props, error.message))
+    for finding in result.active():
+        loc = finding.location
+        props = {
+            "file": loc.file,
+            "line": loc.line,
+            "col": loc.column,
+            "endLine": loc.end_line,
+            "endColumn": loc.end_column,
+            "title": f"{finding.code} {finding.name}",
+        }
+        message = finding.message
+        if finding.resource:
+            message += f" ({finding.resource.label()}"
+            message += f", container {finding.container})" if finding.container else ")"
+        lines.append(_command(_COMMAND[finding.severity], props, message))
+    return "\n".join(lines) + ("\n" if lines else "")

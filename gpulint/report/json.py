@@ -1,0 +1,78 @@
+"""A stable JSON document; its shape is documented in docs/output.md."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+from gpulint import __version__
+from gpulint.findings import Finding, Location, RunResult, Severity
+
+SCHEMA_VERSION = 1
+
+
+def _location(loc: Location | None) -> dict | None:
+    if loc is None:
+        return None
+    return {
+        "path": loc.file,
+        "line": loc.line,
+        "column": loc.column,
+        "endLine": loc.end_line,
+        "endColumn": loc.end_column,
+    }
+
+
+def finding_to_dict(finding: Finding) -> dict:
+    loc = finding.location
+    resource = finding.resource
+    return {
+        "code": finding.code,
+        "name": finding.name,
+        "severity": str(finding.severity),
+        "message": finding.message,
+        "path": loc.file,
+        "line": loc.line,
+        "column": loc.column,
+        "endLine": loc.end_line,
+        "endColumn": loc.end_column,
+        "pointer": finding.pointer,
+        "resource": (
+            {
+                "apiVersion": resource.api_version,
+                "kind": resource.kind,
+                "name": resource.name,
+                "namespace": resource.namespace,
+            }
+            if resource
+            else None
+        ),
+        "container": finding.container,
+        "template": finding.template,
+        "templateLocation": _location(finding.template_location),
+        "suppressed": finding.suppression is not None,
+        "suppression": asdict(finding.suppression) if finding.suppression else None,
+        "fingerprint": finding.fingerprint(),
+    }
+
+
+def render(result: RunResult, color: bool = False) -> str:
+    active = result.active()
+    document = {
+        "version": SCHEMA_VERSION,
+        "tool": {"name": "gpulint", "version": __version__},
+        "findings": [finding_to_dict(f) for f in result.findings],
+        "errors": [
+            {"path": e.file, "line": e.line, "column": e.column, "message": e.message}
+            for e in result.errors
+        ],
+        "summary": {
+            "files": result.files_checked,
+            "errors": sum(1 for f in active if f.severity == Severity.ERROR),
+            "warnings": sum(1 for f in active if f.severity == Severity.WARNING),
+            "notes": sum(1 for f in active if f.severity == Severity.NOTE),
+            "suppressed": len(result.findings) - len(active),
+            "inputErrors": len(result.errors),
+        },
+    }
+    return json.dumps(document, indent=2) + "\n"

@@ -1,0 +1,160 @@
+"""SARIF 2.1.0 built with sarif-om objects, for GitHub code scanning."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import attr
+import sarif_om as so
+
+from gpulint import __version__
+from gpulint.findings import Finding, Location, RunResult, Severity
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+INFO_URI = "https://github.com/gpulint/gpulint"
+_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
+
+
+def _to_json(obj: Any) -> Any:
+    """sarif-om objects -> JSON values, with SARIF's property names and no empty fields."""
+    if attr.has(type(obj)):
+        out = {}
+        for field in attr.fields(type(obj)):
+            value = getattr(obj, field.name)
+            if value is None:
+                continue
+            out[field.metadata.get("schema_property_name", field.name)] = _to_json(value)
+        return out
+    if isinstance(obj, list | tuple):
+        return [_to_json(v) for v in obj]
+    if isinstance(obj, dict):
+        return {k: _to_json(v) for k, v in obj.items()}
+    return obj
+
+
+def _physical(loc: Location) -> so.PhysicalLocation:
+    return so.PhysicalLocation(
+        artifact_location=so.ArtifactLocation(uri=_uri(loc.file), uri_base_id="%SRCROOT%"),
+        region=so.Region(
+            start_line=loc.line,
+            start_column=loc.column,
+            end_line=loc.end_line,
+            end_column=loc.end_column,
+        ),
+    )
+
+
+def _uri(path: str) -> str:
+    from urllib.parse import quote
+
+    return quote(path.replace("\\", "/"))
+
+
+def _descriptor(info) -> so.ReportingDescriptor:
+    return so.ReportingDescriptor(
+        id=info.code,
+        name=info.name,
+        short_description=so.MultiformatMessageString(text=info.summary),
+        full_description=so.MultiformatMessageString(text=info.summary),
+        help=so.MultiformatMessageString(text=info.summary, markdown=info.doc or info.summary),
+        default_configuration=so.ReportingConfiguration(level=_LEVEL[info.severity]),
+    )
+
+
+def _result(finding: Finding, rule_index: dict[str, int]) -> so.Result:
+    logical = []
+    if finding.resource:
+        res = finding.resource
+        qualified = (
+            f"{res.namespace}/{res.kind}/{res.name}" if res.namespace else f"{res.kind}/{res.name}"
+        )
+        logical.append(
+            so.LogicalLocation(name=res.name, fully_qualified_name=qualified, kind="resource")
+        )
+    if finding.template:
+        logical.append(so.LogicalLocation(fully_qualified_name=finding.template, kind="module"))
+    location = so.Location(
+        physical_location=_physical(finding.location), logical_locations=logical or None
+    )
+    related = []
+    if finding.template_location is not None:
+        related.append(
+            so.Location(
+                id=len(related),
+                physical_location=_physical(finding.template_location),
+                message=so.Message(text=f"template {finding.template}"),
+            )
+        )
+    related.extend(
+        so.Location(id=len(related) + i, physical_location=_physical(loc))
+        for i, loc in enumerate(finding.related)
+    )
+    suppressions = None
+    if finding.suppression is not None:
+        suppressions = [
+            so.Suppression(
+                kind="external"
+                if finding.suppression.kind in ("baseline", "config")
+                else "inSource",
+                justification=finding.suppression.reason or "",
+            )
+        ]
+    return so.Result(
+        rule_id=finding.code,
+        rule_index=rule_index.get(finding.code),
+        level=_LEVEL[finding.severity],
+        message=so.Message(text=finding.message),
+        locations=[location],
+        related_locations=related or None,
+        partial_fingerprints={"gpulint/v1": finding.fingerprint()},
+        suppressions=suppressions,
+    )
+
+
+def build(result: RunResult) -> so.SarifLog:
+    rules = sorted(result.rules, key=lambda r: r.code)
+    rule_index = {r.code: i for i, r in enumerate(rules)}
+    results = [_result(f, rule_index) for f in result.findings]
+    notifications = [
+        so.Notification(
+            level="error",
+            message=so.Message(text=e.message),
+            locations=[_physical_only(e.file, e.line, e.column)],
+        )
+        for e in result.errors
+    ]
+    invocation = so.Invocation(
+        execution_successful=not result.errors,
+        tool_execution_notifications=notifications or None,
+    )
+    run = so.Run(
+        tool=so.Tool(
+            driver=so.ToolComponent(
+                name="gpulint",
+                version=__version__,
+                semantic_version=__version__,
+                information_uri=INFO_URI,
+                rules=[_descriptor(r) for r in rules],
+            )
+        ),
+        invocations=[invocation],
+        results=results,
+        column_kind="unicodeCodePoints",
+    )
+    return so.SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=[run])
+
+
+def _physical_only(path: str, line: int, column: int) -> so.Location:
+    return so.Location(
+        physical_location=so.PhysicalLocation(
+            artifact_location=so.ArtifactLocation(uri=_uri(path), uri_base_id="%SRCROOT%"),
+            region=so.Region(start_line=line, start_column=column),
+        )
+    )
+
+
+def render(result: RunResult, color: bool = False) -> str:
+    log = _to_json(build(result))
+    log["$schema"] = log.pop("$schema", SCHEMA_URI)
+    return json.dumps(log, indent=2) + "\n"

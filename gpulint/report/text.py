@@ -1,0 +1,63 @@
+"""``path:line:col: severity [CODE name] message (Kind ns/name, container NAME)``."""
+
+from __future__ import annotations
+
+from gpulint.findings import Finding, RunResult, Severity
+
+_COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.NOTE: "\033[36m"}
+_BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
+
+
+def _paint(text: str, code: str, color: bool) -> str:
+    return f"{code}{text}{_RESET}" if color else text
+
+
+def format_finding(finding: Finding, color: bool = False) -> str:
+    loc = finding.location
+    where = f"{loc.file}:{loc.line}:{loc.column}"
+    severity = _paint(str(finding.severity), _COLORS[finding.severity], color)
+    context = []
+    if finding.resource:
+        context.append(finding.resource.label())
+    if finding.container:
+        context.append(f"container {finding.container}")
+    line = f"{_paint(where, _BOLD, color)}: {severity} [{finding.code} {finding.name}] {finding.message}"
+    if context:
+        line += " " + _paint(f"({', '.join(context)})", _DIM, color)
+    if finding.template:
+        line += f" [template {finding.template}]"
+    if finding.suppression:
+        line += f" [suppressed: {finding.suppression.kind}]"
+    return line
+
+
+def render(result: RunResult, color: bool = False) -> str:
+    lines = []
+    for error in result.errors:
+        lines.append(
+            f"{error.file}:{error.line}:{error.column}: "
+            f"{_paint('error', _COLORS[Severity.ERROR], color)} [input] {error.message}"
+        )
+    for finding in result.findings:
+        if finding.suppression is None:
+            lines.append(format_finding(finding, color))
+    lines.extend(f"note: {notice}" for notice in result.notices)
+    lines.append(summary(result))
+    return "\n".join(lines) + "\n"
+
+
+def summary(result: RunResult) -> str:
+    active = result.active()
+    counts = {s: sum(1 for f in active if f.severity == s) for s in Severity}
+    parts = [
+        f"{counts[Severity.ERROR]} error(s)",
+        f"{counts[Severity.WARNING]} warning(s)",
+        f"{counts[Severity.NOTE]} note(s)",
+    ]
+    suppressed = len(result.findings) - len(active)
+    if suppressed:
+        parts.append(f"{suppressed} suppressed")
+    if result.errors:
+        parts.append(f"{len(result.errors)} input error(s)")
+    files = result.files_checked
+    return f"{', '.join(parts)} in {files} file{'s' if files != 1 else ''}"

@@ -1,0 +1,73 @@
+"""Plain YAML scalars resolved the way the Kubernetes API server reads them.
+
+The API server decodes YAML with sigs.k8s.io/yaml on go-yaml v2: YAML 1.1 rules,
+so ``yes``/``on`` are booleans and ``0777`` is octal. A rule must read the value
+the cluster will read, not the one a YAML 1.2 parser would produce.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+_TRUE = frozenset({"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
+_FALSE = frozenset({"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"})
+_INT = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)\Z")
+_OCT = re.compile(r"[-+]?0[0-7_]+\Z")
+_HEX = re.compile(r"[-+]?0x[0-9a-fA-F_]+\Z")
+_BIN = re.compile(r"[-+]?0b[01_]+\Z")
+_FLOAT = re.compile(r"[-+]?(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][-+]?[0-9]+)?\Z")
+_SPECIAL_FLOATS = {
+    ".inf": float("inf"),
+    ".Inf": float("inf"),
+    ".INF": float("inf"),
+    "+.inf": float("inf"),
+    "-.inf": float("-inf"),
+    "-.Inf": float("-inf"),
+    ".nan": float("nan"),
+    ".NaN": float("nan"),
+    ".NAN": float("nan"),
+}
+# Characters a plain scalar must start with to be anything but a string.
+_MAYBE_TYPED = frozenset("0123456789+-.~nNyYtTfFoO")
+
+
+def resolve_plain(text: str) -> object:
+    """Return None, bool, int, float or the text itself."""
+    if not text:
+        return None
+    if text[0] not in _MAYBE_TYPED:
+        return text
+    if text in _NULLS:
+        return None
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    if _INT.match(text):
+        return int(text.replace("_", ""))
+    if _HEX.match(text):
+        return int(text.replace("_", ""), 16)
+    if _BIN.match(text):
+        return int(text.replace("_", ""), 2)
+    if _OCT.match(text):
+        return int(text.replace("_", ""), 8)
+    if text in _SPECIAL_FLOATS:
+        return _SPECIAL_FLOATS[text]
+    if any(c.isdigit() for c in text) and _FLOAT.match(text):
+        try:
+            return float(text.replace("_", ""))
+        except ValueError:
+            return text
+    return text
+
+
+def resolve_tagged(tag: str, text: str) -> object:
+    """Explicit core tags are honoured; any other tag keeps the text and constructs nothing."""
+    short = tag.rsplit(":", 1)[-1] if tag.startswith("tag:yaml.org,2002:") else None
+    if short == "str":
+        return text
+    if short in ("int", "float", "bool", "null"):
+        value = resolve_plain(text)
+        return value
+    return text

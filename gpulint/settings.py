@@ -1,0 +1,27 @@
+"""Settings a run uses: command-line flags over the config file over defaults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpulint.findings import Severity
+
+DEFAULT_GPU_TAINT_KEYS = ("nvidia.com/gpu",)
+DEFAULT_MAX_GPUS_PER_NODE = 8
+
+
+@dataclass
+class Settings:
+    select: tuple[str, ...] = ()  # codes, code prefixes or names; empty = all
+    ignore: tuple[str, ...] = ()
+    severity: dict[str, Severity] = field(default_factory=dict)  # code or name -> severity
+    fail_on: Severity = Severity.WARNING
+    gpu_taint_keys: tuple[str, ...] = DEFAULT_GPU_TAINT_KEYS
+    max_gpus_per_node: int = DEFAULT_MAX_GPUS_PER_NODE
+    # Clusters running the ExtendedResourceToleration admission plugin tolerate
+    # GPU taints automatically for pods that request GPUs.
+    extended_resource_toleration: bool = False
+    stdin_filename: str | None = None
+    verbose: bool = False
+    # Free-form settings that later features read (kept picklable for --jobs).
+    extra: dict = field(default_factory=dict)

@@ -1,0 +1,83 @@
+"""
+## What it checks
+A container (init and ephemeral containers included) that lists a GPU resource
+(`nvidia.com/gpu`, `nvidia.com/gpu.shared`, `nvidia.com/mig-<profile>`,
+`amd.com/gpu`, `gpu.intel.com/*`) under `resources.requests` but not under
+`resources.limits`.
+
+## Why it matters
+GPUs are extended resources, which Kubernetes never overcommits. The API server
+rejects the pod with `Limit must be set for non overcommitable resources`; a
+Deployment or Job then creates no pods at all and only its events say why.
+
+## Failing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        requests:
+          nvidia.com/gpu: 1  # <- GPU101
+```
+
+## Passing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+```
+
+## How to fix
+Set the GPU count under `resources.limits`. A limit alone is enough: Kubernetes
+copies it into the request. If you keep the request, it must equal the limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.gpu import gpu_entries
+from gpulint.model.resource import Resource
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU101",
+    "gpu-limit-missing",
+    Severity.ERROR,
+    "A GPU resource is requested without a limit; the API server rejects the pod.",
+    __doc__,
+)
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    for container in resource.containers():
+        requests = gpu_entries(container.data, "requests")
+        limits = gpu_entries(container.data, "limits")
+        for name in requests:
+            if name not in limits:
+                yield Report(
+                    container.path + ("resources", "requests", name),
+                    f"{name} is requested ({requests[name]}) but has no limit; "
+                    "the API server rejects the pod: "
+                    '"Limit must be set for non overcommitable resources"',
+                    container=container.name,
+                )

@@ -1,0 +1,48 @@
+"""Shared helpers: lint text through the real engine, or run the real CLI."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gpulint.cli import cli
+
+
+def run_cli(*args: str, input: str | None = None, env: dict | None = None):
+    """Invoke ``gpulint`` in-process; returns click's Result (exit_code, output)."""
+    runner = CliRunner()
+    return runner.invoke(cli, list(args), input=input, env=env or {}, catch_exceptions=False)
+
+
+def findings_json(*args: str, input: str | None = None) -> dict:
+    result = run_cli("check", "--format", "json", *args, input=input)
+    return json.loads(result.output)
+
+
+@pytest.fixture
+def write(tmp_path: Path):
+    """write("name.yaml", yaml_text) -> path, with the text dedented."""
+
+    def _write(name: str, text: str) -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+        return path
+
+    return _write
+
+
+def lint(tmp_path: Path, text: str, *args: str, name: str = "manifest.yaml") -> list[dict]:
+    """Findings (JSON dicts) for one manifest written to ``tmp_path``."""
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return findings_json(str(path), *args)["findings"]
+
+
+def where(findings: list[dict], code: str | None = None) -> list[tuple[str, int, int]]:
+    """(code, line, column) of findings, optionally of one code."""
+    return [(f["code"], f["line"], f["column"]) for f in findings if code in (None, f["code"])]
