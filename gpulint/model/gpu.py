@@ -21,12 +21,8 @@ INTEL_PREFIX = "gpu.intel.com/"
 
 
 def is_gpu_resource(name: str) -> bool:
-    return (
-        name == NVIDIA_GPU
-        or name == NVIDIA_SHARED
-        or name.startswith(MIG_PREFIX)
-        or name == AMD_GPU
-        or name.startswith(INTEL_PREFIX)
+    return name in (NVIDIA_GPU, NVIDIA_SHARED, AMD_GPU) or name.startswith(
+        (MIG_PREFIX, INTEL_PREFIX)
     )
 
 

@@ -13,6 +13,8 @@ from gpulint.findings import Finding, Location, RunResult, Severity
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/gpulint/gpulint"
+# Suppressions written in the linted files; the others (baseline, config) are external.
+_IN_SOURCE = ("annotation", "comment")
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
 
 
@@ -94,9 +96,7 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> so.Result:
     if finding.suppression is not None:
         suppressions = [
             so.Suppression(
-                kind="external"
-                if finding.suppression.kind in ("baseline", "config")
-                else "inSource",
+                kind="inSource" if finding.suppression.kind in _IN_SOURCE else "external",
                 justification=finding.suppression.reason or "",
             )
         ]

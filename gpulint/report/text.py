@@ -21,7 +21,8 @@ def format_finding(finding: Finding, color: bool = False) -> str:
         context.append(finding.resource.label())
     if finding.container:
         context.append(f"container {finding.container}")
-    line = f"{_paint(where, _BOLD, color)}: {severity} [{finding.code} {finding.name}] {finding.message}"
+    rule = f"[{finding.code} {finding.name}]"
+    line = f"{_paint(where, _BOLD, color)}: {severity} {rule} {finding.message}"
     if context:
         line += " " + _paint(f"({', '.join(context)})", _DIM, color)
     if finding.template:
