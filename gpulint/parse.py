@@ -99,7 +99,7 @@ class _Builder:
         if isinstance(node, ScalarNode):
             self._count += 1
             if node.tag in _DEFAULT_TAGS:
-                return resolve_plain(node.value) if node.style is None else node.value
+                return node.value if node.style else resolve_plain(node.value)
             return resolve_tagged(node.tag, node.value)
         if depth > MAX_DEPTH:
             mark = node.start_mark
@@ -149,7 +149,7 @@ class _Builder:
                     mark.column + 1,
                 )
             key = key_node.value
-            if key == "<<" and key_node.style is None:
+            if key == "<<" and not key_node.style:
                 merges.append(value_node)
                 continue
             line = key_node.start_mark.line + 1
@@ -229,7 +229,7 @@ def _iter_documents(source: Source) -> Iterator[Document]:
                 if previous_end <= line <= start:
                     template = name
             previous_end = node.end_mark.line
-            if isinstance(node, ScalarNode) and node.style is None and node.value == "":
+            if isinstance(node, ScalarNode) and not node.style and node.value == "":
                 index += 1  # an empty document (only comments, or `---` alone)
                 continue
             builder = _Builder()

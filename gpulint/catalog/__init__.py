@@ -1,0 +1,152 @@
+"""The GPU catalog (``catalog.yaml`` beside this file, sources cited there).
+
+Loaded once, on first use, through gpulint's own parser; no network, ever.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+# Node labels differ from marketing sizes and vary with driver and ECC.
+MEMORY_TOLERANCE = 0.03
+NVIDIA_PREFIX = "NVIDIA-"
+
+
+@dataclass(frozen=True)
+class Gpu:
+    id: str
+    product_labels: tuple[str, ...]
+    memory_mib: int | None
+    memory_mib_observed: tuple[int, ...]
+    family: str | None
+    mig_capable: bool
+    mig_profiles: dict[str, int]  # profile -> most instances on one GPU
+    mig_max_instances: int | None
+
+    def memory_matches(self, mib: float) -> bool:
+        """Whether a ``nvidia.com/gpu.memory`` value can belong to this GPU."""
+        known = [m for m in (self.memory_mib, *self.memory_mib_observed) if m]
+        if not known:
+            return True  # nothing verified to compare with
+        return any(abs(mib - m) <= m * MEMORY_TOLERANCE for m in known)
+
+
+@cache
+def raw() -> dict[str, Any]:
+    """The whole catalog as plain data."""
+    from gpulint.parse import parse
+    from gpulint.sources import Source
+
+    text = resources.files(__package__).joinpath("catalog.yaml").read_text(encoding="utf-8")
+    documents, errors = parse(Source("gpulint/catalog/catalog.yaml", text))
+    if errors or not documents:
+        raise RuntimeError(f"gpulint's catalog is broken: {errors}")
+    return documents[0].data
+
+
+@cache
+def gpus() -> tuple[Gpu, ...]:
+    found = []
+    for entry in raw()["gpus"]:
+        found.append(
+            Gpu(
+                id=entry["id"],
+                product_labels=tuple(entry.get("product_labels") or ()),
+                memory_mib=entry.get("memory_mib"),
+                memory_mib_observed=tuple(entry.get("memory_mib_observed") or ()),
+                family=entry.get("family"),
+                mig_capable=bool(entry.get("mig_capable")),
+                mig_profiles={str(k): int(v) for k, v in (entry.get("mig_profiles") or {}).items()},
+                mig_max_instances=entry.get("mig_max_instances"),
+            )
+        )
+    return tuple(found)
+
+
+@cache
+def _by_label() -> dict[str, Gpu]:
+    return {label: gpu for gpu in gpus() for label in gpu.product_labels}
+
+
+def product_labels() -> list[str]:
+    """Every known ``nvidia.com/gpu.product`` value of a full, unshared GPU."""
+    return sorted(_by_label())
+
+
+def split_product(label: str) -> tuple[str, str | None, bool]:
+    """``NVIDIA-A100-SXM4-40GB-MIG-1g.5gb-SHARED`` -> (base, MIG profile, shared).
+
+    GFD appends ``-MIG-<profile>`` under the single MIG strategy and ``-SHARED``
+    when time-slicing or MPS replicates a GPU without renaming it.
+    """
+    shared = label.endswith("-SHARED")
+    if shared:
+        label = label[: -len("-SHARED")]
+    profile = None
+    if "-MIG-" in label:
+        label, profile = label.split("-MIG-", 1)
+    return label, profile, shared
+
+
+def gpu_for_product(label: str) -> Gpu | None:
+    """The GPU a product label names, with or without the driver's ``NVIDIA-`` prefix."""
+    base, _profile, _shared = split_product(label)
+    table = _by_label()
+    if base in table:
+        return table[base]
+    if base.startswith(NVIDIA_PREFIX):
+        return table.get(base[len(NVIDIA_PREFIX) :])
+    return table.get(NVIDIA_PREFIX + base)
+
+
+def is_known_product(label: str) -> bool:
+    """Exact match (labels are case-sensitive), allowing the GFD suffixes."""
+    base, profile, _shared = split_product(label)
+    if base.endswith("-MIG-INVALID") or profile == "INVALID":
+        return False
+    table = _by_label()
+    return (
+        base in table
+        or (base.startswith(NVIDIA_PREFIX) and base[len(NVIDIA_PREFIX) :] in table)
+        or (NVIDIA_PREFIX + base) in table
+    )
+
+
+@cache
+def mig_profiles() -> frozenset[str]:
+    """Every MIG profile any known GPU offers (``1g.10gb``, ``1g.10gb+me``...)."""
+    return frozenset(p for gpu in gpus() for p in gpu.mig_profiles)
+
+
+def mig_resource_profile(profile: str) -> str:
+    """A profile as it appears in a resource name (``+`` becomes ``.``)."""
+    return profile.replace("+", ".")
+
+
+@cache
+def mig_resource_profiles() -> frozenset[str]:
+    """Profiles as they appear in ``nvidia.com/mig-<profile>`` resource names."""
+    return frozenset(mig_resource_profile(p) for p in mig_profiles())
+
+
+def gpus_with_mig_profile(resource_profile: str) -> list[Gpu]:
+    return [
+        gpu
+        for gpu in gpus()
+        if resource_profile in {mig_resource_profile(p) for p in gpu.mig_profiles}
+    ]
+
+
+def families() -> frozenset[str]:
+    return frozenset(gpu.family for gpu in gpus() if gpu.family)
+
+
+def device_plugin() -> dict[str, Any]:
+    return raw()["device_plugin"]
+
+
+def gpu_operator() -> dict[str, Any]:
+    return raw()["gpu_operator"]

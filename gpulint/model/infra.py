@@ -1,0 +1,69 @@
+"""GPU infrastructure, recognised by image.
+
+Device plugins, GPU feature discovery, DCGM exporters and the GPU Operator's
+own components legitimately run privileged, set ``NVIDIA_VISIBLE_DEVICES`` or
+tolerate every taint; workload rules leave them alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpulint.model.resource import Container, PodSpec, Resource
+
+# Image repository names (the part after the registry, without tag or digest).
+_INFRA_IMAGE = re.compile(
+    r"(?:^|/)(?:"
+    r"k8s-device-plugin|nvidia-device-plugin|gpu-feature-discovery|"
+    r"dcgm-exporter|k8s-mig-manager|mig-manager|gpu-operator|gpu-operator-validator|"
+    r"container-toolkit|k8s-driver-manager|"
+    r"k8s-kata-manager|k8s-cc-manager|kubevirt-gpu-device-plugin|vgpu-device-manager|"
+    r"k8s-dra-driver-gpu|k8s-dra-driver|dra-driver-nvidia-gpu|cuda-validator|"
+    r"node-feature-discovery|"
+    r"k8s-device-plugin-amd|amd-gpu-device-plugin|device-metrics-exporter|"
+    r"intel-gpu-plugin|intel-gpu-initcontainer|intel-deviceplugin-operator|"
+    r"hami|hami-scheduler|hami-device-plugin"
+    r")(?:[:@]|$)"
+)
+_INFRA_REPOSITORY_PREFIXES = (
+    "nvcr.io/nvidia/k8s/",  # dcgm-exporter, container-toolkit, ...
+    "nvcr.io/nvidia/cloud-native/",  # gpu-operator-validator, k8s-driver-manager, ...
+    "nvcr.io/nvidia/driver",
+    "nvcr.io/nvidia/dcgm",
+    "rocm/k8s-device-plugin",
+    "docker.io/rocm/k8s-device-plugin",
+    "intel/intel-gpu-plugin",
+    "projecthami/",
+)
+
+
+def _repository(image: str) -> str:
+    """``nvcr.io/nvidia/k8s-device-plugin:v0.17.0`` -> ``nvcr.io/nvidia/k8s-device-plugin``."""
+    name = image.split("@", 1)[0]
+    slash = name.rfind("/")
+    colon = name.rfind(":")
+    return name[:colon] if colon > slash else name
+
+
+def is_infra_image(image: str) -> bool:
+    if not image:
+        return False
+    repo = _repository(image.strip())
+    if repo.startswith(_INFRA_REPOSITORY_PREFIXES):
+        return True
+    return bool(_INFRA_IMAGE.search(repo))
+
+
+def is_infra_container(container: Container) -> bool:
+    return is_infra_image(container.image)
+
+
+def is_infra_pod(pod: PodSpec) -> bool:
+    """A pod whose regular containers are all GPU infrastructure."""
+    regular = pod.regular_containers()
+    return bool(regular) and all(is_infra_container(c) for c in regular)
+
+
+def is_infra(resource: Resource) -> bool:
+    pods = resource.pod_specs
+    return bool(pods) and all(is_infra_pod(p) for p in pods)
