@@ -166,6 +166,18 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     documents, errors = parse(source)
     result.errors.extend(errors)
     for doc in documents:
+        if not isinstance(doc.data, dict):
+            # Kubernetes objects, values and config files are all mappings.
+            found = "a list" if isinstance(doc.data, list) else f"the scalar {doc.data!r}"
+            result.errors.append(
+                InputError(
+                    source.path,
+                    f"document {doc.index + 1} is {found[:60]}, not a mapping",
+                    doc.line,
+                    doc.node.start_mark.column + 1,
+                )
+            )
+            continue
         try:
             _check_document(ctx, doc, result)
         except Exception as exc:  # a bug in a rule must not hide the other files' findings
