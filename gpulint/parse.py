@@ -27,9 +27,8 @@ MAX_DEPTH = 400
 # Values an alias may expand to in one document before we refuse (billion laughs).
 MAX_ALIAS_EXPANSION = 200_000
 
-_DEFAULT_TAGS = frozenset(
-    {"tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
-)
+# What our resolver gives an untagged scalar, so an explicit ``!!str`` stays distinguishable.
+_IMPLICIT = "tag:gpulint,2026:implicit"
 _SOURCE_COMMENT = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
 
 
@@ -42,7 +41,7 @@ class _Composer(CParser):
 
     def resolve(self, kind: type, value: Any, implicit: Any) -> str:
         if kind is ScalarNode:
-            return "tag:yaml.org,2002:str"
+            return _IMPLICIT
         if kind is MappingNode:
             return "tag:yaml.org,2002:map"
         return "tag:yaml.org,2002:seq"
@@ -98,7 +97,7 @@ class _Builder:
     def build(self, node: Node, depth: int) -> Any:
         if isinstance(node, ScalarNode):
             self._count += 1
-            if node.tag in _DEFAULT_TAGS:
+            if node.tag == _IMPLICIT:
                 return node.value if node.style else resolve_plain(node.value)
             return resolve_tagged(node.tag, node.value)
         if depth > MAX_DEPTH:
