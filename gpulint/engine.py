@@ -84,6 +84,11 @@ class Context:
         location, pointer = locate(resource.doc, resource.prefix + tuple(path), at)
         return Anchor(location, pointer, resource.ref, container, resource.doc.template)
 
+    def document_anchor(self, doc: Document, path: tuple, at: str = "key") -> Anchor:
+        """A place in a document that is not a resource (a values or config file)."""
+        location, pointer = locate(doc, tuple(path), at)
+        return Anchor(location, pointer, None, None, doc.template)
+
 
 @dataclass
 class FileResult:
@@ -149,6 +154,10 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
         if rule.check_document is not None:
             for report in rule.check_document(doc, ctx) or ():
                 result.findings.append(make_finding(rule, settings, doc, (), report, None))
+        if rule.collect_document is not None:
+            facts = rule.collect_document(doc, ctx)
+            if facts:
+                result.facts.setdefault(rule.code, []).extend(facts)
     for resource in resources_of(doc):
         for rule in ctx.rules:
             if rule.check_resource is not None:

@@ -52,6 +52,8 @@ class Rule:
     check_document: Callable | None = None
     # Analysis across files: collect small facts per resource, then decide once.
     collect: Callable | None = None
+    # Facts from whole documents (values and config files are not resources).
+    collect_document: Callable | None = None
     finalize: Callable | None = None
 
     def __post_init__(self) -> None:
@@ -72,6 +74,10 @@ class Rule:
 
     def collector(self, fn: Callable) -> Callable:
         self.collect = fn
+        return fn
+
+    def document_collector(self, fn: Callable) -> Callable:
+        self.collect_document = fn
         return fn
 
     def finalizer(self, fn: Callable) -> Callable:
