@@ -47,7 +47,7 @@ def cli() -> None:
     "outputs",
     multiple=True,
     type=click.Path(dir_okay=False),
-    help="File for the format in the same position; without it, standard output.",
+    help="File for the format in the same position ('-' or none: standard output).",
 )
 @click.option("--select", multiple=True, help="Rules to run (codes, code prefixes or names).")
 @click.option("--ignore", multiple=True, help="Rules to skip (codes, code prefixes or names).")
@@ -103,7 +103,7 @@ def _write_outputs(result: RunResult, formats: tuple[str, ...], outputs: tuple[s
 
     for i, fmt in enumerate(formats):
         target = outputs[i] if i < len(outputs) else None
-        if target is None:
+        if target in (None, "-"):
             sys.stdout.write(render(fmt, result, color=_color(sys.stdout, fmt)))
             sys.stdout.flush()
         else:

@@ -26,6 +26,11 @@ def _to_json(obj: Any) -> Any:
             value = getattr(obj, field.name)
             if value is None:
                 continue
+            # sarif-om fills in SARIF's defaults (rank -1, language en-US...); omit them,
+            # but always state a result's level.
+            is_default = field.default is not attr.NOTHING and value == field.default
+            if is_default and field.name != "level":
+                continue
             out[field.metadata.get("schema_property_name", field.name)] = _to_json(value)
         return out
     if isinstance(obj, list | tuple):
@@ -156,5 +161,6 @@ def _physical_only(path: str, line: int, column: int) -> so.Location:
 
 def render(result: RunResult, color: bool = False) -> str:
     log = _to_json(build(result))
-    log["$schema"] = log.pop("$schema", SCHEMA_URI)
-    return json.dumps(log, indent=2) + "\n"
+    ordered = {"$schema": log.pop("$schema", SCHEMA_URI), "version": log.pop("version")}
+    ordered.update(log)
+    return json.dumps(ordered, indent=2) + "\n"
