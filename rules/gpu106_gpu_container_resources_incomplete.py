@@ -1,0 +1,142 @@
+"""
+## What it checks
+A container holding GPUs whose CPU and memory are not fully set for the
+Guaranteed QoS class: a `cpu` or `memory` limit is missing, or a request
+differs from its limit. (A request may be left out: Kubernetes copies the
+limit into it.) The message says which of the cpu/memory requests and limits
+are missing or unequal.
+
+## Why it matters
+Only a pod whose every container has CPU and memory limits equal to its
+requests is **Guaranteed**. A GPU pod that is BestEffort or Burstable is
+the first the kubelet evicts under memory pressure and the first whose CPU
+is throttled, so an expensive GPU job dies or starves on its data loading.
+The kubelet's CPU manager (static policy) and topology manager give exclusive
+CPUs on the GPU's NUMA node only to Guaranteed pods with whole-number CPU
+requests; any other GPU pod shares CPUs across sockets with everything else.
+
+## Failing example
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llm
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: llm}
+  template:
+    metadata:
+      labels: {app: llm}
+    spec:
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.6.3
+          resources:
+            requests:
+              cpu: "4"
+            limits:  # <- GPU106
+              nvidia.com/gpu: 1
+```
+
+## Passing example
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llm
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: llm}
+  template:
+    metadata:
+      labels: {app: llm}
+    spec:
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.6.3
+          resources:
+            limits:
+              cpu: "4"
+              memory: 32Gi
+              nvidia.com/gpu: 1
+```
+
+## How to fix
+Set `cpu` and `memory` limits on every GPU container (and keep any requests
+equal to them); use whole CPUs (`"4"`, not `"3500m"`) so the CPU manager can
+pin cores next to the GPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from gpulint.findings import Severity
+from gpulint.model.gpu import as_fraction
+from gpulint.model.infra import is_infra_container
+from gpulint.model.resource import Container, Resource
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU106",
+    "gpu-container-resources-incomplete",
+    Severity.WARNING,
+    "A GPU container lacks CPU/memory limits equal to its requests, so the pod is not Guaranteed.",
+    __doc__,
+)
+
+
+def _section(container: Container, name: str) -> dict[str, Any]:
+    resources = container.data.get("resources")
+    found = resources.get(name) if isinstance(resources, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _problems(container: Container) -> tuple[list[str], list[str]]:
+    """(missing entries, unequal request/limit pairs) for cpu and memory."""
+    requests, limits = _section(container, "requests"), _section(container, "limits")
+    missing, unequal = [], []
+    for name in ("cpu", "memory"):
+        if name not in limits:
+            if name not in requests:
+                missing.append(f"{name} request")
+            missing.append(f"{name} limit")
+            continue
+        if name in requests:
+            request, limit = as_fraction(requests[name]), as_fraction(limits[name])
+            if request is not None and limit is not None and request != limit:
+                unequal.append(f"{name} request {requests[name]} != limit {limits[name]}")
+    return missing, unequal
+
+
+def _join(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    for container in resource.containers():
+        if not container.gpus or is_infra_container(container):
+            continue
+        missing, unequal = _problems(container)
+        if not missing and not unequal:
+            continue
+        gpus = ", ".join(f"{n} {c}" for n, c in sorted(container.gpus.items()))
+        what = []
+        if missing:
+            what.append(f"has no {_join(missing)}")
+        if unequal:
+            what.append(f"has {_join(unequal)}")
+        yield Report(
+            container.path + ("resources", "limits"),
+            f"GPU container {container.name!r} ({gpus}) {' and '.join(what)}; the pod is not "
+            "Guaranteed, so it is evicted and throttled first and the CPU manager does not "
+            "give it exclusive CPUs next to its GPUs",
+            container=container.name,
+        )

@@ -1,0 +1,141 @@
+"""
+## What it checks
+A container holding GPUs whose command sets a parallel degree that differs
+from the number of GPUs it holds:
+
+- vLLM `--tensor-parallel-size`/`-tp` x `--pipeline-parallel-size`/`-pp`
+  (x `--data-parallel-size[-local]`), as `--flag=N` or `--flag N`, also inside
+  an `sh -c "..."` script;
+- SGLang `--tp`/`--tp-size` (x `--pp-size`, x `--dp` without DP attention);
+- Text Generation Inference `--num-shard` or the env `NUM_SHARD`;
+- torchrun `--nproc-per-node`/`--nproc_per_node`.
+
+When the command spreads the group over several pods (`--nnodes N`, a Ray
+cluster, `--distributed-executor-backend ray`), a degree larger than the
+container's GPUs is expected and only a split that cannot come out even is
+reported.
+
+## Why it matters
+More ranks than GPUs fails at start-up (vLLM: `The number of required GPUs
+exceeds the total number of available GPUs in the placement group`; torchrun
+ranks crash with `invalid device ordinal`). Fewer ranks than GPUs starts fine
+and leaves the extra GPUs idle, reserved and paid for, with nothing in the
+logs.
+
+## Failing example
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llama
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: llama}
+  template:
+    metadata:
+      labels: {app: llama}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.6.3
+          args:
+            - --model=meta-llama/Llama-3.1-70B-Instruct
+            - --tensor-parallel-size
+            - "4"  # <- GPU107
+          resources:
+            limits:
+              nvidia.com/gpu: 2
+```
+
+## Passing example
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llama
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: llama}
+  template:
+    metadata:
+      labels: {app: llama}
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.6.3
+          args:
+            - --model=meta-llama/Llama-3.1-70B-Instruct
+            - --tensor-parallel-size
+            - "4"
+          resources:
+            limits:
+              nvidia.com/gpu: 4
+```
+
+## How to fix
+Make the product of the parallel degrees equal to the container's GPU limit,
+changing whichever is wrong. Templating both from one value (a Helm value or
+an env var referenced as `$(TP)`) keeps them from drifting apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.commands import command_line
+from gpulint.model.gpu import total_gpus
+from gpulint.model.infra import is_infra_container
+from gpulint.model.resource import Resource
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU107",
+    "gpu-parallelism-mismatch",
+    Severity.WARNING,
+    "A serving or training command's parallel degree differs from the GPUs its container holds.",
+    __doc__,
+)
+
+# Operators that run one pod per node of a Ray cluster.
+_RAY_GROUPS = ("ray.io",)
+
+
+def _group(resource: Resource) -> str:
+    return resource.api_version.rsplit("/", 1)[0] if "/" in resource.api_version else ""
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    ray = _group(resource) in _RAY_GROUPS
+    for container in resource.containers():
+        held = total_gpus(container.gpus)
+        if not held or is_infra_container(container):
+            continue
+        found = command_line(container).parallelism
+        if found is None:
+            continue
+        wanted = found.per_pod
+        if wanted == held:
+            continue
+        spread = found.multi_node or ray
+        if wanted > held and spread and wanted % held == 0:
+            continue  # the group spans several pods of `held` GPUs each
+        gpus = ", ".join(f"{n} {c}" for n, c in sorted(container.gpus.items()))
+        if wanted > held:
+            effect = f"it needs {wanted} GPUs per pod and fails at start-up"
+        else:
+            effect = f"{held - wanted} of the GPUs sit idle"
+        yield Report(
+            found.degrees[0].path,
+            f"{found.describe()} = {wanted} GPUs per pod, but container {container.name!r} "
+            f"holds {held} ({gpus}); {effect}",
+            container=container.name,
+            at="value",
+        )

@@ -1,0 +1,87 @@
+"""
+## What it checks
+A container holding GPUs with `imagePullPolicy: Always`.
+
+## Why it matters
+GPU images (CUDA, PyTorch, vLLM, Triton) weigh many gigabytes. With `Always`
+the kubelet asks the registry on every container start, and a new node
+pulls the whole image before the GPU does any work: every scale-up, restart
+after an OOM or preemption, and every node the autoscaler adds pays minutes of
+idle, billed GPU time, and a registry outage or rate limit keeps the pod from
+starting at all.
+
+## Failing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: infer
+spec:
+  containers:
+    - name: triton
+      image: nvcr.io/nvidia/tritonserver:24.05-py3
+      imagePullPolicy: Always  # <- GPU301
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+```
+
+## Passing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: infer
+spec:
+  containers:
+    - name: triton
+      image: nvcr.io/nvidia/tritonserver:24.05-py3
+      imagePullPolicy: IfNotPresent
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+```
+
+## How to fix
+Pin the image to a version tag or a digest and use `imagePullPolicy:
+IfNotPresent` (the default for a tagged image, so the field can simply be
+removed). Pre-pull large images onto GPU nodes (a DaemonSet or a node image)
+to make scale-ups fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.infra import is_infra_container
+from gpulint.model.resource import Resource
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU301",
+    "gpu-image-pull-always",
+    Severity.WARNING,
+    "A GPU container pulls its multi-gigabyte image on every start (imagePullPolicy: Always).",
+    __doc__,
+)
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    for container in resource.containers():
+        if not container.gpus or is_infra_container(container):
+            continue
+        if container.data.get("imagePullPolicy") != "Always":
+            continue
+        yield Report(
+            container.path + ("imagePullPolicy",),
+            f"GPU container {container.name!r} pulls {container.image or 'its image'} on every "
+            "start (imagePullPolicy: Always); each scale-up, restart or new node waits for a "
+            "multi-gigabyte pull while its GPUs sit idle; pin the image and use IfNotPresent",
+            container=container.name,
+        )

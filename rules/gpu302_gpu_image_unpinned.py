@@ -1,0 +1,99 @@
+"""
+## What it checks
+A container holding GPUs whose image has no tag or the tag `latest`
+(`vllm/vllm-openai`, `pytorch/pytorch:latest`). A digest
+(`@sha256:...`) counts as pinned, with or without a tag.
+
+## Why it matters
+GPU images bundle a CUDA runtime that must match the node's driver and a
+framework build that must match the model code. An unpinned image changes
+under you: two replicas started a day apart can run different CUDA versions,
+and a new `latest` that needs a newer driver fails with
+`CUDA driver version is insufficient for CUDA runtime version` on nodes that
+worked yesterday. Kubernetes also defaults `imagePullPolicy` to `Always` for
+`latest` or untagged images, so every start pulls many gigabytes again.
+
+## Failing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: infer
+spec:
+  containers:
+    - name: vllm
+      image: vllm/vllm-openai:latest  # <- GPU302
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+    - name: sglang
+      image: lmsysorg/sglang  # <- GPU302
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+```
+
+## Passing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: infer
+spec:
+  containers:
+    - name: vllm
+      image: vllm/vllm-openai:v0.6.3
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+    - name: sglang
+      image: lmsysorg/sglang@sha256:4b3c4d6b0f6c1e3f0a7e1f2d7e8c9b0a1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+```
+
+## How to fix
+Use a version tag (`vllm/vllm-openai:v0.6.3`) or, for full reproducibility,
+a digest (`image@sha256:...`), and upgrade deliberately.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.images import parse_image
+from gpulint.model.infra import is_infra_container
+from gpulint.model.resource import Resource
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU302",
+    "gpu-image-unpinned",
+    Severity.WARNING,
+    "A GPU container image has no tag or uses :latest; CUDA and framework versions drift.",
+    __doc__,
+)
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    for container in resource.containers():
+        if not container.gpus or is_infra_container(container):
+            continue
+        ref = parse_image(container.image)
+        if ref is None or ref.pinned:
+            continue
+        why = "has no tag" if ref.tag is None else "uses the tag latest"
+        yield Report(
+            container.path + ("image",),
+            f"GPU container {container.name!r} image {container.image!r} {why}; its CUDA and "
+            "framework versions change without notice and the default imagePullPolicy becomes "
+            "Always; pin a version tag or a digest",
+            container=container.name,
+        )

@@ -1,0 +1,127 @@
+"""
+## What it checks
+A workload container that sets `NVIDIA_VISIBLE_DEVICES` in its `env` to
+`all` or to a list of devices. The values `none` and `void` (which hide GPUs)
+are fine. GPU infrastructure (device plugin, GPU feature discovery, DCGM
+exporter, the GPU Operator's components) is exempt: it needs every GPU.
+
+## Why it matters
+With the device plugin's default `envvar` device-list strategy, the NVIDIA
+container runtime decides which GPUs a container sees from
+`NVIDIA_VISIBLE_DEVICES`. A container that sets it itself sees GPUs the
+scheduler never gave it: `all` (the default in CUDA base images) exposes every
+GPU of the node, even with `nvidia.com/gpu: 0` or no GPU request at all,
+while the kubelet counts those GPUs as free and hands them to other pods.
+Two jobs then share a GPU without knowing, MIG partitioning and time-slicing
+quotas are bypassed, and out-of-memory errors appear in the other tenant's pod.
+
+## Failing example
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: notebook
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: notebook}
+  template:
+    metadata:
+      labels: {app: notebook}
+    spec:
+      containers:
+        - name: jupyter
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          env:
+            - name: NVIDIA_VISIBLE_DEVICES
+              value: all  # <- GPU701
+          resources:
+            limits:
+              nvidia.com/gpu: 0
+```
+
+## Passing example
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: notebook
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: notebook}
+  template:
+    metadata:
+      labels: {app: notebook}
+    spec:
+      containers:
+        - name: jupyter
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+        - name: cpu-helper
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          env:
+            - name: NVIDIA_VISIBLE_DEVICES
+              value: none
+```
+
+## How to fix
+Remove `NVIDIA_VISIBLE_DEVICES` and request the GPUs the container needs
+(`nvidia.com/gpu: N`); the device plugin sets the variable to exactly those
+devices. In a container that must not see GPUs, set it to `none`. To make
+the cluster immune, configure the device plugin with
+`DEVICE_LIST_STRATEGY=volume-mounts` and the container toolkit with
+`accept-nvidia-visible-devices-envvar-when-unprivileged = false`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.commands import literal_env
+from gpulint.model.gpu import total_gpus
+from gpulint.model.infra import is_infra_container
+from gpulint.model.resource import Resource
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU701",
+    "nvidia-visible-devices-set",
+    Severity.ERROR,
+    "A workload sets NVIDIA_VISIBLE_DEVICES and sees GPUs the device plugin did not allocate.",
+    __doc__,
+)
+
+VARIABLE = "NVIDIA_VISIBLE_DEVICES"
+HIDING = ("none", "void", "")
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    for container in resource.containers():
+        if is_infra_container(container):
+            continue
+        entry = literal_env(container).get(VARIABLE)
+        if entry is None:
+            continue
+        value, path = entry
+        if value.strip().lower() in HIDING:
+            continue
+        held = total_gpus(container.gpus)
+        sees = "every GPU of the node" if value.strip().lower() == "all" else f"GPUs {value}"
+        holds = f"holds {held} GPU(s)" if held else "holds no GPU"
+        yield Report(
+            path,
+            f"container {container.name!r} sets {VARIABLE}={value}: it {holds} but sees {sees}, "
+            "bypassing the device plugin's allocation; the kubelet gives those GPUs to other "
+            "pods too (MIG partitioning and sharing limits no longer hold)",
+            container=container.name,
+            at="value",
+        )

@@ -1,0 +1,136 @@
+"""
+## What it checks
+A container whose `CUDA_VISIBLE_DEVICES` names more devices than it holds
+(any at all, when it holds none), or a device index the container does not
+have (inside a container its GPUs are numbered from 0).
+
+## Why it matters
+The device plugin exposes only the allocated GPUs, renumbered from 0.
+`CUDA_VISIBLE_DEVICES=0,1,2,3` in a container with one GPU makes every
+index after `0` invalid, and CUDA stops at the first invalid entry, so code
+written for four GPUs silently runs on one, or a launcher starting one rank per
+listed device crashes with `invalid device ordinal`. In a container with no
+GPU it hides nothing and enables nothing, or, with a runtime that exposes all
+GPUs, picks devices that belong to other pods.
+
+## Failing example
+```yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: trainer
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          env:
+            - name: CUDA_VISIBLE_DEVICES
+              value: "0,1,2,3"  # <- GPU702
+          resources:
+            limits:
+              nvidia.com/gpu: 2
+```
+
+## Passing example
+```yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: trainer
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          env:
+            - name: CUDA_VISIBLE_DEVICES
+              value: "0,1"
+          resources:
+            limits:
+              nvidia.com/gpu: 2
+```
+
+## How to fix
+Usually remove `CUDA_VISIBLE_DEVICES`: the container already sees exactly its
+GPUs. If you keep it, list only indices below the container's GPU count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.commands import literal_env
+from gpulint.model.gpu import total_gpus
+from gpulint.model.infra import is_infra_container
+from gpulint.model.resource import Container, Resource
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU702",
+    "cuda-visible-devices-mismatch",
+    Severity.WARNING,
+    "CUDA_VISIBLE_DEVICES names devices the container does not hold.",
+    __doc__,
+)
+
+VARIABLE = "CUDA_VISIBLE_DEVICES"
+
+
+def _devices(value: str) -> list[str]:
+    """Listed devices, up to the first negative index (CUDA stops there)."""
+    found = []
+    for item in value.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        if item.lstrip("-").isdigit() and int(item) < 0:
+            break
+        found.append(item)
+    return found
+
+
+def _uses_claims(container: Container) -> bool:
+    """Devices from DRA resource claims are not visible in the GPU limits."""
+    resources = container.data.get("resources")
+    return isinstance(resources, dict) and bool(resources.get("claims"))
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    for container in resource.containers():
+        if is_infra_container(container) or _uses_claims(container):
+            continue
+        entry = literal_env(container).get(VARIABLE)
+        if entry is None or "$" in entry[0]:
+            continue
+        value, path = entry
+        devices = _devices(value)
+        if not devices:
+            continue
+        held = total_gpus(container.gpus)
+        beyond = [d for d in devices if d.isdigit() and int(d) >= held]
+        if len(devices) <= held and not beyond:
+            continue
+        if held == 0:
+            problem = "holds no GPU"
+        elif len(devices) > held:
+            problem = f"holds {held}, numbered 0..{held - 1}"
+        else:
+            problem = f"holds {held}, numbered 0..{held - 1}; {', '.join(beyond)} does not exist"
+        yield Report(
+            path,
+            f"{VARIABLE}={value} names {len(devices)} device(s) but container "
+            f"{container.name!r} {problem}",
+            container=container.name,
+            at="value",
+        )

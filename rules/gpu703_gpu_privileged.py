@@ -1,0 +1,98 @@
+"""
+## What it checks
+A privileged container (`securityContext.privileged: true`) in a pod that
+requests GPUs. GPU infrastructure (device plugin with
+`compatWithCPUManager`, GPU feature discovery, the GPU Operator's components)
+is exempt: it runs privileged on purpose.
+
+## Why it matters
+A privileged container gets every device of the node, "by design of the
+--privileged option" (NVIDIA): it sees and can use all GPUs, not just the
+ones the device plugin allocated to it, while the kubelet hands the others to
+other pods. Jobs then collide on the same GPU, MIG and sharing limits do
+not hold, and a bug or an attacker in that container can reset or reconfigure
+every GPU of the node.
+
+## Failing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      securityContext:
+        privileged: true  # <- GPU703
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+```
+
+## Passing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      securityContext:
+        allowPrivilegeEscalation: false
+        capabilities:
+          drop: [ALL]
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+```
+
+## How to fix
+Drop `privileged: true`; a GPU workload needs only its `nvidia.com/gpu`
+limit. Add the single capability it really needs (for example `IPC_LOCK` for
+RDMA memory registration) instead of all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.infra import is_infra_container, is_infra_pod
+from gpulint.model.resource import Resource
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU703",
+    "gpu-privileged",
+    Severity.WARNING,
+    "A privileged container in a GPU pod sees every GPU of the node, not just its allocation.",
+    __doc__,
+)
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    for pod in resource.pod_specs:
+        if not pod.requests_gpu or is_infra_pod(pod):
+            continue
+        gpus = sum(pod.effective_gpus.values())
+        for container in pod.containers:
+            security = container.data.get("securityContext")
+            if not isinstance(security, dict) or security.get("privileged") is not True:
+                continue
+            if is_infra_container(container):
+                continue
+            yield Report(
+                container.path + ("securityContext", "privileged"),
+                f"container {container.name!r} is privileged in a pod that is allocated "
+                f"{gpus} GPU(s): it sees every GPU of the node, including those the kubelet "
+                "gives to other pods",
+                container=container.name,
+            )

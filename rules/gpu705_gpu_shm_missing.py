@@ -1,0 +1,176 @@
+"""
+## What it checks
+A multi-GPU or distributed GPU pod whose GPU containers mount no
+memory-backed `emptyDir` at `/dev/shm`. A pod counts as such when it holds
+more than one GPU, when a container runs a distributed launcher (`torchrun`,
+`deepspeed`, `mpirun`...) or a tensor/pipeline-parallel server
+(`--tensor-parallel-size 2`...), or when it is a replicated role (more than
+one replica) of a distributed-training kind (Kubeflow `PyTorchJob`, `MPIJob`,
+`TrainJob`..., `JobSet`, Volcano `Job`). Pods with `hostIPC: true` use the
+node's `/dev/shm` and pass. KubeRay adds the volume to Ray pods itself, so
+`ray.io` kinds are not checked.
+
+## Why it matters
+A container's `/dev/shm` is 64 MiB unless something bigger is mounted there,
+and Kubernetes has no `shm-size` setting. PyTorch DataLoader workers pass
+batches through shared memory and NCCL uses it between the GPUs of one pod;
+both die with `Bus error` or `ERROR: Unexpected bus error encountered in
+worker. This might be caused by insufficient shared memory (shm)`
+once the 64 MiB run out, often hours into a run.
+
+## Failing example
+```yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: trainer  # <- GPU705
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          command: [torchrun, --nproc-per-node=4, train.py]
+          resources:
+            limits:
+              nvidia.com/gpu: 4
+```
+
+## Passing example
+```yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: trainer
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          command: [torchrun, --nproc-per-node=4, train.py]
+          resources:
+            limits:
+              nvidia.com/gpu: 4
+          volumeMounts:
+            - name: dshm
+              mountPath: /dev/shm
+      volumes:
+        - name: dshm
+          emptyDir:
+            medium: Memory
+            sizeLimit: 16Gi
+```
+
+## How to fix
+Add a volume `emptyDir: {medium: Memory, sizeLimit: <size>}` and mount it at
+`/dev/shm` in the GPU containers. Its usage counts against the pod's memory
+limit, so size the limit for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.commands import command_line
+from gpulint.model.infra import is_infra_container, is_infra_pod
+from gpulint.model.resource import Container, PodSpec, Resource
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU705",
+    "gpu-shm-missing",
+    Severity.WARNING,
+    "A multi-GPU or distributed pod has only the 64 MiB default /dev/shm.",
+    __doc__,
+)
+
+SHM = "/dev/shm"
+# API group -> kinds whose roles are ranks of one distributed training job.
+DISTRIBUTED_TRAINING = {
+    "kubeflow.org": {"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob", "MXJob"},
+    "trainer.kubeflow.org": {"TrainJob", "TrainingRuntime", "ClusterTrainingRuntime"},
+    "jobset.x-k8s.io": {"JobSet"},
+    "batch.volcano.sh": {"Job"},
+}
+# Operators that mount a memory-backed /dev/shm themselves (KubeRay: "shared-mem").
+SHM_PROVIDED = ("ray.io",)
+
+
+def _group(resource: Resource) -> str:
+    return resource.api_version.rsplit("/", 1)[0] if "/" in resource.api_version else ""
+
+
+def _reason(pod: PodSpec, resource: Resource) -> str | None:
+    gpus = sum(pod.effective_gpus.values())
+    if gpus > 1:
+        return f"the pod holds {gpus} GPUs"
+    for container in pod.containers:
+        line = command_line(container)
+        if line.launcher is not None:
+            return f"container {container.name!r} runs {line.launcher}"
+        found = line.parallelism
+        if found is not None and found.total > 1:
+            return f"container {container.name!r} runs {found.describe()}"
+    if resource.kind in DISTRIBUTED_TRAINING.get(_group(resource), ()) and (pod.replicas or 0) > 1:
+        role = f" role {pod.role!r}" if pod.role else ""
+        return f"{resource.kind}{role} runs {pod.replicas} replicas"
+    return None
+
+
+def _shm_volume(pod: PodSpec, container: Container) -> tuple[bool, str]:
+    """(memory-backed, what is mounted) for the container's /dev/shm."""
+    mounts = container.data.get("volumeMounts")
+    name = None
+    if isinstance(mounts, list):
+        for mount in mounts:
+            path = mount.get("mountPath") if isinstance(mount, dict) else None
+            if isinstance(path, str) and path.rstrip("/") == SHM:
+                name = mount.get("name")
+    if name is None:
+        return False, "nothing is mounted there"
+    volumes = pod.spec.get("volumes")
+    for volume in volumes if isinstance(volumes, list) else ():
+        if not isinstance(volume, dict) or volume.get("name") != name:
+            continue
+        empty = volume.get("emptyDir")
+        if isinstance(empty, dict):
+            if empty.get("medium") == "Memory":
+                return True, ""
+            return False, f"volume {name!r} is a disk-backed emptyDir (no medium: Memory)"
+        return True, ""  # a hostPath /dev/shm or another volume chosen on purpose
+    return False, f"volume {name!r} is not defined"
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    if _group(resource) in SHM_PROVIDED:
+        return
+    for pod in resource.pod_specs:
+        if not pod.requests_gpu or is_infra_pod(pod) or pod.spec.get("hostIPC") is True:
+            continue
+        reason = _reason(pod, resource)
+        if reason is None:
+            continue
+        for container in pod.regular_containers():
+            if is_infra_container(container):
+                continue
+            if not container.gpus and not command_line(container).is_distributed:
+                continue
+            ok, what = _shm_volume(pod, container)
+            if ok:
+                continue
+            yield Report(
+                container.path + ("name",),
+                f"{reason}, but container {container.name!r} has the 64 MiB default {SHM} "
+                f"({what}); DataLoader workers and NCCL fail with bus errors; mount an "
+                "emptyDir with medium: Memory at /dev/shm",
+                container=container.name,
+            )

@@ -1,0 +1,118 @@
+"""
+## What it checks
+An environment variable `value` that refers to another variable the shell
+way, `${VAR}` or `$VAR`. Kubernetes expands only `$(VAR)`, and only for
+variables defined earlier in the same container (`$$` escapes a `$`).
+
+## Why it matters
+No shell reads `env` values: the kubelet passes them to the container as they
+are, after replacing `$(VAR)` references. `LD_LIBRARY_PATH:
+${LD_LIBRARY_PATH}:/usr/local/nvidia/lib64` therefore sets the library path
+to the literal text `${LD_LIBRARY_PATH}:/usr/local/nvidia/lib64`, dropping
+the paths the image set, and CUDA fails with `libcudart.so: cannot open shared
+object file` or `libcuda.so.1: cannot open shared object file` although the
+files are there.
+
+## Failing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      env:
+        - name: LD_LIBRARY_PATH
+          value: ${LD_LIBRARY_PATH}:/usr/local/nvidia/lib64  # <- GPU706
+        - name: CACHE
+          value: $HOME/.cache  # <- GPU706
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+```
+
+## Passing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      env:
+        - name: BASE
+          value: /usr/local/nvidia
+        - name: LD_LIBRARY_PATH
+          value: $(BASE)/lib64:/usr/local/cuda/lib64
+        - name: PRICE
+          value: $$5
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+```
+
+## How to fix
+Write the full value (`/usr/local/cuda/lib64:/usr/local/nvidia/lib64`), use
+`$(VAR)` for a variable defined earlier in the same `env` list, or build
+the value in the container's command (`sh -c 'export X=...; exec ...'`), where
+a shell does expand it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.infra import is_infra_container
+from gpulint.model.resource import Resource
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU706",
+    "env-shell-variable",
+    Severity.WARNING,
+    "An env value uses ${VAR} or $VAR, which Kubernetes does not expand (only $(VAR)).",
+    __doc__,
+)
+
+# `$$` is an escaped dollar; after it nothing is a reference.
+_SHELL_REF = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def shell_references(value: str) -> list[str]:
+    """The shell-style references in a value, as written (``${HOME}``, ``$HOME``)."""
+    return [m.group(0) for m in _SHELL_REF.finditer(value) if m.group(0) != "$$"]
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    for container in resource.containers():
+        if is_infra_container(container):
+            continue
+        env = container.data.get("env")
+        if not isinstance(env, list):
+            continue
+        for i, item in enumerate(env):
+            if not isinstance(item, dict) or not isinstance(item.get("value"), str):
+                continue
+            found = shell_references(item["value"])
+            if not found:
+                continue
+            name = item.get("name", f"#{i}")
+            names = ", ".join(dict.fromkeys(found))
+            yield Report(
+                container.path + ("env", i, "value"),
+                f"env {name} uses {names}, which Kubernetes does not expand (only $(VAR) is); "
+                f"the container gets the literal text {item['value']!r}",
+                container=container.name,
+                at="value",
+            )
