@@ -59,6 +59,20 @@ def cli() -> None:
 )
 @click.option("--stdin-filename", default=None, help="Name to give standard input ('-').")
 @click.option("--verbose", "-v", is_flag=True, help="Say more about what was read and how.")
+@click.option(
+    "--cluster",
+    "cluster",
+    multiple=True,
+    type=click.Path(exists=True),
+    help="Node objects ('kubectl get nodes -o yaml', a file or folder): check that GPU "
+    "workloads fit the cluster; the Nodes are linted too.",
+)
+@click.option(
+    "--pods",
+    default=None,
+    type=click.Path(exists=True),
+    help="Running pods ('kubectl get pods -A -o yaml'): subtract the GPUs they hold.",
+)
 def check(
     paths: tuple[str, ...],
     formats: tuple[str, ...],
@@ -68,6 +82,8 @@ def check(
     fail_on: str | None,
     stdin_filename: str | None,
     verbose: bool,
+    cluster: tuple[str, ...] = (),
+    pods: str | None = None,
 ) -> None:
     """Lint manifests, folders, or standard input ('-')."""
     from gpulint.discover import discover
@@ -91,6 +107,13 @@ def check(
         verbose=verbose,
     )
     targets, errors = discover(paths or (".",))
+    if cluster or pods:
+        from gpulint.cluster import prepare
+
+        inventory, extra, inventory_errors = prepare(cluster, pods)
+        targets += [t for t in inventory if t not in targets]
+        settings.extra.update(extra)
+        errors += inventory_errors
     result = run(targets, build_context(settings, registry))
     result.errors[:0] = errors
     result.errors.sort(key=lambda e: e.sort_key())

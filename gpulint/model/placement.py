@@ -1,0 +1,123 @@
+"""Facts the cluster rules collect per file: Nodes, and GPU pod templates with what they ask.
+
+Collected in whichever process lints the file, so everything here is small and
+picklable; the cross-file decision (:mod:`gpulint.scheduler`) happens once all
+files are read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gpulint.model import workloads
+from gpulint.model.nodes import NodeView, is_node, node_view
+from gpulint.model.resource import PodSpec, Resource
+from gpulint.scheduler import PodRequirements, pod_requirements
+
+# Keys in Settings.extra (plain data, so they travel to worker processes).
+CLUSTER = "cluster"  # display paths of the inventory files
+USAGE = "cluster_usage"  # node name -> {GPU resource: count held by running pods}
+
+
+@dataclass(frozen=True)
+class NodeFact:
+    node: NodeView
+    file: str
+
+
+@dataclass(frozen=True)
+class PodFact:
+    """One pod template of a workload that asks for GPUs."""
+
+    workload: str  # "Deployment ml/train"
+    key: tuple  # (file, document index, path of the object): which resource, across files
+    kind: str
+    role: str | None
+    pods: int | None  # pods it stands for; None: one per eligible node (DaemonSet)
+    req: PodRequirements
+    gpu_anchor: Any  # engine Anchor: the pod's first GPU limit (or request)
+    replicas_anchor: Any | None  # engine Anchor of the replicas/parallelism field, if written
+    selector_anchors: tuple[tuple[tuple, Any], ...]  # requirement path -> Anchor
+
+
+def _first_gpu_path(pod: PodSpec) -> tuple[tuple, str | None]:
+    for container in pod.containers:
+        for section in ("limits", "requests"):
+            entries = container.data.get("resources")
+            entries = entries.get(section) if isinstance(entries, dict) else None
+            if not isinstance(entries, dict):
+                continue
+            for name in entries:
+                if name in container.gpus:
+                    return container.path + ("resources", section, name), container.name
+    return pod.path, None
+
+
+def replicas_path(pod: PodSpec) -> tuple | None:
+    """The field that sets how many pods this template stands for, when it is written."""
+    resource = pod.resource
+    entry = workloads.lookup(resource.kind, resource.api_version)
+    if entry is None:
+        return None
+    for site in entry.sites:
+        for path, bound in workloads.match(resource.obj, site.spec):
+            if path != pod.path:
+                continue
+            for pattern in site.replicas:
+                concrete = workloads.bind(pattern, bound)
+                if workloads.get(resource.obj, concrete) is not None:
+                    return concrete
+    return None
+
+
+def _pods(resource: Resource, pod: PodSpec) -> int | None:
+    if resource.kind == "DaemonSet":
+        return None
+    return 1 if pod.replicas is None else pod.replicas
+
+
+def collect(resource: Resource, ctx: Any) -> list:
+    """A NodeFact for a Node; a PodFact per GPU pod template of a workload."""
+    if is_node(resource):
+        return [NodeFact(node_view(resource), resource.doc.source.path)]
+    facts: list = []
+    auto = bool(getattr(ctx.settings, "extended_resource_toleration", False))
+    for pod in resource.pod_specs:
+        gpus = pod.effective_gpus
+        if not gpus:
+            continue
+        req = pod_requirements(pod.spec, gpus, auto_tolerate=auto)
+        gpu_path, container = _first_gpu_path(pod)
+        count_path = replicas_path(pod)
+        anchors = tuple(
+            (r.path, ctx.anchor(resource, pod.path + r.path))
+            for r in req.node_selector + tuple(x for t in req.terms or () for x in t.labels)
+            if r.operator == "In"
+        )
+        facts.append(
+            PodFact(
+                workload=resource.ref.label(),
+                key=(resource.doc.source.path, resource.doc.index, resource.prefix),
+                kind=resource.kind,
+                role=pod.role,
+                pods=_pods(resource, pod),
+                req=req,
+                gpu_anchor=ctx.anchor(resource, gpu_path, container),
+                replicas_anchor=ctx.anchor(resource, count_path) if count_path else None,
+                selector_anchors=anchors,
+            )
+        )
+    return facts
+
+
+def split(facts: list) -> tuple[list[NodeView], list[PodFact]]:
+    """Nodes (first definition of each name wins) and pod facts, in a stable order."""
+    nodes: dict[str, NodeView] = {}
+    pods: list[PodFact] = []
+    for fact in facts:
+        if isinstance(fact, NodeFact):
+            nodes.setdefault(fact.node.name, fact.node)
+        elif isinstance(fact, PodFact):
+            pods.append(fact)
+    return [nodes[name] for name in sorted(nodes)], pods

@@ -1,0 +1,254 @@
+"""
+## What it checks
+With a cluster inventory (`gpulint check --cluster nodes.yaml`, or Node objects
+among the linted files), every pod template that asks for GPUs, of every
+workload kind, is run through the scheduler's filters against every Node:
+cordoned nodes (`spec.unschedulable`), `nodeName`, `NoSchedule`/`NoExecute`
+taints against the pod's tolerations, `nodeSelector` and required node affinity
+(`In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`, terms ORed), and the
+node's allocatable GPU resources (`nvidia.com/gpu`, `nvidia.com/mig-*`, shared
+GPUs) against the pod's effective request. It reports a template no node can
+take, with the scheduler's own event text: how many nodes each reason rules out.
+`--verbose` adds, per node, the first filter it fails. When a single label value
+is all that keeps the pod off an otherwise suitable node (the selector pins a
+value, the node carries the same key with another value, as after swapping the
+GPUs under a node pool), the message names that node and that label.
+
+## Why it matters
+Such a pod stays `Pending` forever. The only trace is a `FailedScheduling` event
+("0/12 nodes are available: ...") that someone has to find after the deploy and
+decode node by node with `kubectl describe`.
+
+## Failing example
+```yaml
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-a100-1
+  labels:
+    nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB
+    nvidia.com/gpu.memory: "40536"
+spec:
+  taints:
+    - key: nvidia.com/gpu
+      value: present
+      effect: NoSchedule
+status:
+  allocatable:
+    nvidia.com/gpu: "8"
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: infer
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: infer}
+  template:
+    metadata:
+      labels: {app: infer}
+    spec:
+      nodeSelector:
+        nvidia.com/gpu.memory: "15360"  # <- GPU210
+      tolerations:
+        - key: nvidia.com/gpu
+          operator: Exists
+          effect: NoSchedule
+      containers:
+        - name: server
+          image: nvcr.io/nvidia/tritonserver:24.05-py3
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+```
+
+## Passing example
+```yaml
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-a100-1
+  labels:
+    nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB
+    nvidia.com/gpu.memory: "40536"
+spec:
+  taints:
+    - key: nvidia.com/gpu
+      value: present
+      effect: NoSchedule
+status:
+  allocatable:
+    nvidia.com/gpu: "8"
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: infer
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: infer}
+  template:
+    metadata:
+      labels: {app: infer}
+    spec:
+      nodeSelector:
+        nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB
+      tolerations:
+        - key: nvidia.com/gpu
+          operator: Exists
+          effect: NoSchedule
+      containers:
+        - name: server
+          image: nvcr.io/nvidia/tritonserver:24.05-py3
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+```
+
+## How to fix
+Read the reasons in the message: select labels the nodes carry today (prefer
+`nvidia.com/gpu.product` or `nvidia.com/gpu.family` over memory sizes), tolerate
+the GPU nodes' taint, ask for a GPU resource the nodes advertise (a MIG profile
+only exists on MIG-partitioned nodes), and ask for no more GPUs per pod than one
+node has. If the inventory is old, dump it again with `kubectl get nodes -o yaml`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint import scheduler
+from gpulint.findings import Severity
+from gpulint.model import placement
+from gpulint.model.nodes import NodeView
+from gpulint.model.placement import USAGE
+from gpulint.model.resource import Resource
+from gpulint.registry import Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU210",
+    "gpu-unschedulable",
+    Severity.ERROR,
+    "No node of the cluster inventory can take this GPU pod; it would stay Pending.",
+    __doc__,
+)
+
+_SHOWN_NODES = 3  # stale-label nodes named in the message before "and N more"
+
+
+@rule.collector
+def collect(resource: Resource, ctx: Context) -> list:
+    return placement.collect(resource, ctx)
+
+
+def _asks(fact: placement.PodFact) -> str:
+    gpus = ", ".join(f"{count} {name}" for name, count in fact.req.gpus)
+    role = f" (role {fact.role})" if fact.role else ""
+    return f"the pod{role} needs {gpus}"
+
+
+def _kubelet_text(fact: placement.PodFact, node: NodeView, used: dict) -> str:
+    """What the kubelet says when it rejects a bound pod for lack of GPUs."""
+    texts = []
+    for name, count in fact.req.gpus:
+        held = used.get(name, 0)
+        if count > node.gpu_total(name) - held:
+            texts.append(
+                f"\"Node didn't have enough resource: {name}, requested: {count}, "
+                f'used: {held}, capacity: {node.gpu_total(name)}" (OutOf{name})'
+            )
+    return "; ".join(texts)
+
+
+def _bound(fact: placement.PodFact, nodes: list[NodeView], usage: dict) -> str | None:
+    """Verdict for a pod with spec.nodeName, which the kubelet admits without the scheduler."""
+    name = fact.req.node_name
+    node = next((n for n in nodes if n.name == name), None)
+    if node is None:
+        return (
+            f'spec.nodeName binds the pod to node "{name}", which is not among the '
+            f"{len(nodes)} node(s) of the inventory; the pod never starts"
+        )
+    used = usage.get(node.name, {})
+    failure = scheduler.kubelet_failure(fact.req, node, used)
+    if failure is None:
+        return None
+    if failure.filter == scheduler.RESOURCES:
+        why = _kubelet_text(fact, node, used)
+    else:
+        why = f"{failure.reasons[0]} ({failure.detail})"
+    return (
+        f'spec.nodeName binds the pod to node "{name}", bypassing the scheduler; '
+        f"{_asks(fact)} and the kubelet there rejects it: {why}"
+    )
+
+
+def _stale(fact: placement.PodFact, nodes: list[NodeView], usage: dict) -> tuple[str, tuple]:
+    """Text and requirement path when one label value alone keeps the pod off some nodes."""
+    hits = []
+    for node in nodes:
+        req = scheduler.stale_label(fact.req, node, usage.get(node.name))
+        if req is not None:
+            hits.append((node, req))
+    if not hits:
+        return "", ()
+    node, req = hits[0]
+    names = ", ".join(n.name for n, _ in hits[:_SHOWN_NODES])
+    more = f" and {len(hits) - _SHOWN_NODES} more" if len(hits) > _SHOWN_NODES else ""
+    wanted = req.values[0] if req.values else ""
+    return (
+        f" Only the label {req.key} keeps it off node(s) {names}{more}, which pass every "
+        f'other filter: the pod asks for {req.key}="{wanted}", node {node.name} has '
+        f'"{node.labels.get(req.key)}" (a label left stale by a hardware change, or a '
+        "selector written for the old hardware).",
+        req.path,
+    )
+
+
+def _verbose(fact: placement.PodFact, nodes: list[NodeView], firsts: dict) -> str:
+    lines = [
+        f"\n  {node.name}: {firsts[node.name].filter}: {firsts[node.name].detail}"
+        for node in nodes
+        if firsts.get(node.name) is not None
+    ]
+    return "".join(lines)
+
+
+def verdict(
+    fact: placement.PodFact, nodes: list[NodeView], usage: dict, verbose: bool = False
+) -> tuple[str, tuple] | None:
+    """(message, requirement path to report at, or ()) when no node takes the pod."""
+    if fact.req.node_name is not None:
+        message = _bound(fact, nodes, usage)
+        return (message, ()) if message else None
+    firsts = {n.name: scheduler.first_failure(fact.req, n, usage.get(n.name)) for n in nodes}
+    if any(f is None for f in firsts.values()):
+        return None
+    event = scheduler.event_message(len(nodes), firsts.values())
+    stale_text, stale_path = _stale(fact, nodes, usage)
+    message = f'no node can take this pod: {_asks(fact)}; the scheduler would report "{event}"'
+    message += stale_text
+    if verbose:
+        message += _verbose(fact, nodes, firsts)
+    return message, stale_path
+
+
+@rule.finalizer
+def finalize(facts: list, ctx: Context) -> Iterator[tuple]:
+    nodes, pods = placement.split(facts)
+    if not nodes:
+        return
+    usage = ctx.settings.extra.get(USAGE) or {}
+    for fact in pods:
+        found = verdict(fact, nodes, usage, ctx.settings.verbose)
+        if found is None:
+            continue
+        message, path = found
+        anchors = dict(fact.selector_anchors)
+        yield anchors.get(path, fact.gpu_anchor), message

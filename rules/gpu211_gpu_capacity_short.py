@@ -1,0 +1,237 @@
+"""
+## What it checks
+With a cluster inventory (`--cluster`, or Node objects among the linted files), a
+workload whose pods each fit on some node, but whose pods all together need more
+GPUs than the nodes that can take them have: replicas times pods per template
+(Deployment, StatefulSet and ReplicaSet `replicas`, Job `parallelism`, the
+replicas of each role of a training CRD). Pods are packed whole, so a node with
+8 GPUs holds two pods of 3 GPUs, not 2.67. Roles of one workload that compete for
+the same nodes are added up per GPU resource.
+
+This is capacity, not free space: Node objects do not say what running pods
+already hold. Pass `--pods` with `kubectl get pods -A -o yaml` to subtract the
+GPUs held by pods bound to each node.
+
+## Why it matters
+The first pods start, the rest stay `Pending` with `Insufficient nvidia.com/gpu`.
+For a distributed training job whose workers must all be up, that is a job that
+holds GPUs and never makes progress.
+
+## Failing example
+```yaml
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-h100-1
+  labels:
+    nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+status:
+  allocatable:
+    nvidia.com/gpu: "8"
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: llm
+spec:
+  serviceName: llm
+  replicas: 3  # <- GPU211
+  selector:
+    matchLabels: {app: llm}
+  template:
+    metadata:
+      labels: {app: llm}
+    spec:
+      nodeSelector:
+        nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.6.0
+          resources:
+            limits:
+              nvidia.com/gpu: 4
+```
+
+## Passing example
+```yaml
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-h100-1
+  labels:
+    nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+status:
+  allocatable:
+    nvidia.com/gpu: "8"
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: llm
+spec:
+  serviceName: llm
+  replicas: 2
+  selector:
+    matchLabels: {app: llm}
+  template:
+    metadata:
+      labels: {app: llm}
+    spec:
+      nodeSelector:
+        nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.6.0
+          resources:
+            limits:
+              nvidia.com/gpu: 4
+```
+
+## How to fix
+Lower the replica count or the GPUs per pod, widen the selector to more GPU
+nodes, or add nodes. If the inventory is old, dump it again with
+`kubectl get nodes -o yaml`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint import scheduler
+from gpulint.findings import Severity
+from gpulint.model import placement
+from gpulint.model.nodes import NodeView
+from gpulint.model.placement import USAGE, PodFact
+from gpulint.model.resource import Resource
+from gpulint.registry import Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU211",
+    "gpu-capacity-short",
+    Severity.WARNING,
+    "The workload's pods together need more GPUs than the nodes that can take them have.",
+    __doc__,
+)
+
+_SHOWN_NODES = 3
+
+
+@rule.collector
+def collect(resource: Resource, ctx: Context) -> list:
+    return placement.collect(resource, ctx)
+
+
+def eligible(fact: PodFact, nodes: list[NodeView], usage: dict) -> list[NodeView]:
+    """Nodes that take one of these pods (the kubelet alone decides for a bound pod)."""
+    if fact.req.node_name is not None:
+        return [
+            n
+            for n in nodes
+            if n.name == fact.req.node_name
+            and scheduler.kubelet_failure(fact.req, n, usage.get(n.name)) is None
+        ]
+    return [n for n in nodes if scheduler.first_failure(fact.req, n, usage.get(n.name)) is None]
+
+
+def _names(nodes: list[NodeView]) -> str:
+    names = ", ".join(n.name for n in nodes[:_SHOWN_NODES])
+    more = len(nodes) - _SHOWN_NODES
+    return names + (f" and {more} more" if more > 0 else "")
+
+
+def _capacity(nodes: list[NodeView], usage: dict, resource: str) -> tuple[int, int]:
+    """(allocatable, held by running pods) of one resource over these nodes."""
+    total = sum(n.gpu_total(resource) for n in nodes)
+    held = sum(min(usage.get(n.name, {}).get(resource, 0), n.gpu_total(resource)) for n in nodes)
+    return total, held
+
+
+def _space_note(usage: dict) -> str:
+    if usage:
+        return "GPUs held by the running pods of --pods are subtracted"
+    return (
+        "this is capacity, not free space: GPUs already held by running pods are not "
+        "counted (pass --pods to subtract them)"
+    )
+
+
+def _have(nodes: list[NodeView], usage: dict, resource: str) -> str:
+    total, held = _capacity(nodes, usage, resource)
+    text = f"{total} {resource} allocatable"
+    return text + (f", {held} held by running pods" if held else "")
+
+
+def _role_short(fact: PodFact, nodes: list[NodeView], usage: dict) -> str | None:
+    fits = eligible(fact, nodes, usage)
+    if not fits or not fact.pods:
+        return None
+    room = sum(scheduler.pods_fitting(fact.req, n, usage.get(n.name)) for n in fits)
+    if room >= fact.pods:
+        return None
+    role = f" (role {fact.role})" if fact.role else ""
+    per_pod = " + ".join(f"{c} {r}" for r, c in fact.req.gpus)
+    totals = " + ".join(f"{c * fact.pods} {r}" for r, c in fact.req.gpus)
+    have = "; ".join(_have(fits, usage, r) for r, _ in fact.req.gpus)
+    short = ", ".join(f'"Insufficient {r}"' for r, _ in fact.req.gpus)
+    return (
+        f"{fact.workload}{role} runs {fact.pods} pods of {per_pod} = {totals}, but the "
+        f"{len(fits)} node(s) that can take them ({_names(fits)}) have {have}: room for "
+        f"{room} pod(s) at once, {fact.pods - room} would stay Pending with {short}; "
+        f"{_space_note(usage)}"
+    )
+
+
+def _workload_short(facts: list[PodFact], nodes: list[NodeView], usage: dict) -> str | None:
+    """Roles of one workload compete for the same nodes: compare totals per resource."""
+    counted = [f for f in facts if f.pods]
+    if len(counted) < 2:
+        return None
+    for resource in sorted({r for f in counted for r, _ in f.req.gpus}):
+        askers = [f for f in counted if resource in f.req.gpu_request]
+        demand = sum(f.pods * f.req.gpu_request[resource] for f in askers)
+        union: dict[str, NodeView] = {}
+        for fact in askers:
+            union.update((n.name, n) for n in eligible(fact, nodes, usage))
+        pool = [union[name] for name in sorted(union)]
+        if not pool:
+            continue
+        total, held = _capacity(pool, usage, resource)
+        if demand <= total - held:
+            continue
+        parts = ", ".join(
+            f"{f.role or 'pods'} {f.pods} x {f.req.gpu_request[resource]}" for f in askers
+        )
+        return (
+            f"{facts[0].workload} needs {demand} {resource} across its roles ({parts}), but "
+            f"the {len(pool)} node(s) that can take them ({_names(pool)}) have "
+            f"{_have(pool, usage, resource)}; {_space_note(usage)}"
+        )
+    return None
+
+
+@rule.finalizer
+def finalize(facts: list, ctx: Context) -> Iterator[tuple]:
+    nodes, pods = placement.split(facts)
+    if not nodes:
+        return
+    usage = ctx.settings.extra.get(USAGE) or {}
+    workloads: dict[tuple, list[PodFact]] = {}
+    for fact in pods:
+        workloads.setdefault(fact.key, []).append(fact)
+    for group in workloads.values():
+        reported = False
+        for fact in group:
+            message = _role_short(fact, nodes, usage)
+            if message:
+                yield fact.replicas_anchor or fact.gpu_anchor, message
+                reported = True
+                break
+        if not reported:
+            message = _workload_short(group, nodes, usage)
+            if message:
+                first = group[0]
+                yield first.replicas_anchor or first.gpu_anchor, message
