@@ -58,6 +58,9 @@ class PodSpec:
     metadata_path: tuple | None = None
     role: str | None = None  # e.g. a Kubeflow replica type ("Worker") or a JobSet job name
     replicas: int | None = None  # pods this spec stands for, where the kind says
+    # Paths (relative to the spec) of single containers or container lists kept
+    # outside ``containers``: KServe's ``model``, Argo's ``container``/``script``.
+    extra_containers: tuple[tuple, ...] = ()
 
     @property
     def metadata(self) -> dict:
@@ -77,6 +80,13 @@ class PodSpec:
             for index, item in enumerate(items):
                 if isinstance(item, dict):
                     found.append(Container(self, section, index, self.path + (key, index), item))
+        for rel in self.extra_containers:
+            value = workloads.get(self.spec, rel)
+            items = value if isinstance(value, list) else [value]
+            for index, item in enumerate(items):
+                if isinstance(item, dict):
+                    path = self.path + rel + ((index,) if isinstance(value, list) else ())
+                    found.append(Container(self, "container", index, path, item))
         return found
 
     def regular_containers(self) -> list[Container]:
@@ -140,11 +150,16 @@ class Resource:
                 if not isinstance(spec, dict):
                     continue
                 meta = workloads.bind(meta_pattern, bound) if meta_pattern else None
-                role = site.role or ("/".join(str(b) for b in bound) or None)
-                found.append(
-                    PodSpec(self, path, spec, meta, role, _replicas(self.obj, site, bound))
-                )
+                role = (site.label(self.obj, bound) if site.label else None) or site.role
+                role = role or ("/".join(str(b) for b in bound) or None)
+                replicas = _replicas(self.obj, site, bound)
+                found.append(PodSpec(self, path, spec, meta, role, replicas, site.containers))
         return found
+
+    @property
+    def generic(self) -> bool:
+        """Pod specs found by a fallback finder: the kind is not in the workload table."""
+        return workloads.lookup(self.kind, self.api_version) is None and bool(self.pod_specs)
 
     def containers(self) -> Iterator[Container]:
         for pod in self.pod_specs:
@@ -156,6 +171,8 @@ class Resource:
 
 
 def _replicas(obj: dict, site: workloads.PodSite, bound: tuple) -> int | None:
+    if site.count is not None:
+        return site.count(obj, bound)
     if not site.replicas:
         return None
     total = 1
@@ -212,3 +229,7 @@ def _resource(doc: Document, prefix: tuple, obj: Any) -> Resource | None:
         str(name),
         str(namespace) if namespace is not None else None,
     )
+
+
+# The CRD table and the generic finder register themselves on import.
+from gpulint.model import crds  # noqa: E402,F401

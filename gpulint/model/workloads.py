@@ -8,7 +8,7 @@ values the spec pattern matched, so a role's replica count stays with its role.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,14 @@ class PodSite:
     metadata: tuple | None = None
     # A fixed role name (default: the wildcard values the spec pattern bound).
     role: str | None = None
+    # Extra places, relative to ``spec``, holding one container (a mapping) or a
+    # list of them: KServe's framework container (``model``), Argo's ``container``.
+    containers: tuple[tuple, ...] = ()
+    # (object, bound) -> pods, for counts that are not a product of fields
+    # (LeaderWorkerSet workers: replicas x (size - 1)); wins over ``replicas``.
+    count: Callable[[Any, tuple], int | None] | None = None
+    # (object, bound) -> role name from the object (a Ray worker group's name).
+    label: Callable[[Any, tuple], str | None] | None = None
 
     def metadata_pattern(self) -> tuple | None:
         if self.metadata is not None:
