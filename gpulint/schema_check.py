@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -47,13 +48,19 @@ def validator_for_schema(schema: dict) -> Any:
     return cls(schema)
 
 
-def did_you_mean(word: str, choices: list[str] | tuple[str, ...] | set[str]) -> str:
-    match = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
-    if not match:
-        lowered = {c.lower(): c for c in choices}
-        if word.lower() in lowered:
-            match = [lowered[word.lower()]]
-    return f"; did you mean {match[0]!r}?" if match else ""
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The choice most like ``word`` (a case-only difference counts), or None."""
+    choices = sorted(choices)
+    match = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    if match:
+        return match[0]
+    lowered = {c.lower(): c for c in choices}
+    return lowered.get(word.lower())
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    match = closest(word, choices)
+    return f"; did you mean {match!r}?" if match else ""
 
 
 def check(instance: Any, schema: str | Any) -> list[SchemaProblem]:

@@ -140,6 +140,14 @@ def gpus_with_mig_profile(resource_profile: str) -> list[Gpu]:
     ]
 
 
+@cache
+def gke_accelerators() -> dict[str, Gpu | None]:
+    """``cloud.google.com/gke-accelerator`` values -> the GPU (None: not in this catalog)."""
+    by_id = {gpu.id: gpu for gpu in gpus()}
+    table = raw().get("gke_accelerators") or {}
+    return {str(k): by_id.get(v) if v else None for k, v in table.items()}
+
+
 def families() -> frozenset[str]:
     return frozenset(gpu.family for gpu in gpus() if gpu.family)
 

@@ -1,0 +1,251 @@
+"""Dynamic Resource Allocation (``resource.k8s.io``) views.
+
+A pod names its claims in ``spec.resourceClaims[]`` (each with a
+``resourceClaimTemplateName`` or a ``resourceClaimName``; before Kubernetes
+1.31 these sat under a ``source:`` mapping, kubernetes/kubernetes#125116) and a
+container uses them in ``resources.claims[]{name, request}``.
+
+ResourceClaim, ResourceClaimTemplate and DeviceClass objects describe the
+devices. In ``resource.k8s.io/v1`` and ``v1beta2`` a request is
+``{name, exactly: {deviceClassName, ...}}`` or ``{name, firstAvailable: [...]}``;
+``v1beta1`` (and the removed ``v1alpha3``) put ``deviceClassName`` on the request
+itself (kubernetes/api ``resource/v1/types.go``, ``resource/v1beta1/types.go``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from gpulint.model.resource import Container, PodSpec, Resource
+
+GROUP = "resource.k8s.io"
+CLAIM = "ResourceClaim"
+TEMPLATE = "ResourceClaimTemplate"
+DEVICE_CLASS = "DeviceClass"
+OBJECT_KINDS = (CLAIM, TEMPLATE, DEVICE_CLASS)
+
+# Versions whose request carries ``exactly``/``firstAvailable`` vs ``deviceClassName`` directly.
+EXACTLY_VERSIONS = ("v1", "v1beta2")
+FLAT_VERSIONS = ("v1beta1",)
+SERVED_VERSIONS = EXACTLY_VERSIONS + FLAT_VERSIONS
+
+# NVIDIA DRA driver device classes that hand out GPUs (not IMEX channels or compute domains).
+# [k8s-dra-driver-gpu deployments/helm/dra-driver-nvidia-gpu/templates/deviceclass-*.yaml]
+GPU_DEVICE_CLASSES = frozenset({"gpu.nvidia.com", "mig.nvidia.com", "vfio.gpu.nvidia.com"})
+GPU_DRIVER = "gpu.nvidia.com"
+
+# ComputeDomain (resource.nvidia.com) makes the ResourceClaimTemplate it names in
+# ``spec.channel.resourceClaimTemplate.name`` in its own namespace.
+COMPUTE_DOMAIN_GROUP = "resource.nvidia.com"
+COMPUTE_DOMAIN_TEMPLATE = ("spec", "channel", "resourceClaimTemplate", "name")
+
+
+def split_api_version(api_version: str) -> tuple[str, str]:
+    """``resource.k8s.io/v1`` -> (``resource.k8s.io``, ``v1``); ``v1`` -> (``""``, ``v1``)."""
+    if "/" in api_version:
+        group, version = api_version.rsplit("/", 1)
+        return group, version
+    return "", api_version
+
+
+def is_dra_object(resource: Resource) -> bool:
+    group, _version = split_api_version(resource.api_version)
+    return group == GROUP and resource.kind in OBJECT_KINDS
+
+
+@dataclass(frozen=True)
+class PodClaim:
+    """One ``spec.resourceClaims`` entry."""
+
+    name: str
+    template: str | None  # resourceClaimTemplateName
+    claim: str | None  # resourceClaimName
+    path: tuple  # relative to the resource object: the list item
+    legacy_source: bool  # the pre-1.31 ``source:`` indirection
+    ref_path: tuple | None = None  # the resourceClaimTemplateName/resourceClaimName key
+
+    @property
+    def reference(self) -> tuple[str, str] | None:
+        """(kind, name) of the object this entry needs, if it names one."""
+        if self.template:
+            return TEMPLATE, self.template
+        if self.claim:
+            return CLAIM, self.claim
+        return None
+
+
+@dataclass(frozen=True)
+class ContainerClaim:
+    """One ``resources.claims`` entry of a container."""
+
+    name: str
+    request: str | None
+    path: tuple  # relative to the resource object: the list item
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if isinstance(value, str | int) and not isinstance(value, bool) else None
+
+
+def pod_claims(pod: PodSpec) -> list[PodClaim]:
+    items = pod.spec.get("resourceClaims")
+    if not isinstance(items, list):
+        return []
+    found = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or _text(item.get("name")) is None:
+            continue
+        source = item.get("source")
+        legacy = isinstance(source, dict)
+        holder = source if legacy else item
+        path = pod.path + ("resourceClaims", i)
+        template = claim = ref_path = None
+        for key in ("resourceClaimTemplateName", "resourceClaimName"):
+            for where, prefix in ((holder, ("source",) if legacy else ()), (item, ())):
+                value = _text(where.get(key))
+                if value and ref_path is None:
+                    ref_path = path + prefix + (key,)
+                    if key == "resourceClaimName":
+                        claim = value
+                    else:
+                        template = value
+        found.append(PodClaim(str(item["name"]), template, claim, path, legacy, ref_path))
+    return found
+
+
+def container_claims(container: Container) -> list[ContainerClaim]:
+    resources = container.data.get("resources")
+    items = resources.get("claims") if isinstance(resources, dict) else None
+    if not isinstance(items, list):
+        return []
+    found = []
+    for i, item in enumerate(items):
+        if isinstance(item, dict) and _text(item.get("name")) is not None:
+            found.append(
+                ContainerClaim(
+                    str(item["name"]),
+                    _text(item.get("request")),
+                    container.path + ("resources", "claims", i),
+                )
+            )
+    return found
+
+
+def claim_spec_path(resource: Resource) -> tuple | None:
+    """Where a claim's spec (the mapping holding ``devices``) lives in the object."""
+    if resource.kind == CLAIM:
+        return ("spec",)
+    if resource.kind == TEMPLATE:
+        return ("spec", "spec")
+    return None
+
+
+def _get(obj: Any, path: tuple) -> Any:
+    for step in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(step)
+    return obj
+
+
+@dataclass(frozen=True)
+class DeviceRequest:
+    name: str
+    classes: tuple[str, ...]  # device class names it (or its firstAvailable subrequests) names
+    path: tuple  # relative to the resource object
+
+
+def device_requests(resource: Resource) -> Iterator[DeviceRequest]:
+    """The device requests of a ResourceClaim or ResourceClaimTemplate, any shape."""
+    spec_path = claim_spec_path(resource)
+    if spec_path is None:
+        return
+    spec = _get(resource.obj, spec_path)
+    if not isinstance(spec, dict):
+        return
+    # resource.k8s.io/v1alpha2 named one class for the whole claim.
+    legacy_class = _text(spec.get("resourceClassName"))
+    if legacy_class:
+        yield DeviceRequest("", (legacy_class,), spec_path + ("resourceClassName",))
+    requests = _get(spec, ("devices", "requests"))
+    if not isinstance(requests, list):
+        return
+    for i, request in enumerate(requests):
+        if not isinstance(request, dict):
+            continue
+        classes = []
+        for holder in (request, request.get("exactly")):
+            if isinstance(holder, dict) and _text(holder.get("deviceClassName")):
+                classes.append(str(holder["deviceClassName"]))
+        subrequests = request.get("firstAvailable")
+        if isinstance(subrequests, list):
+            for sub in subrequests:
+                if isinstance(sub, dict) and _text(sub.get("deviceClassName")):
+                    classes.append(str(sub["deviceClassName"]))
+        name = _text(request.get("name")) or ""
+        yield DeviceRequest(name, tuple(classes), spec_path + ("devices", "requests", i))
+
+
+def class_selects_gpus(resource: Resource) -> bool:
+    """A DeviceClass whose CEL selectors pick devices of NVIDIA's GPU driver."""
+    selectors = _get(resource.obj, ("spec", "selectors"))
+    if not isinstance(selectors, list):
+        return False
+    for selector in selectors:
+        expression = _get(selector, ("cel", "expression"))
+        if isinstance(expression, str) and (
+            f"'{GPU_DRIVER}'" in expression or f'"{GPU_DRIVER}"' in expression
+        ):
+            return True
+    return False
+
+
+def extended_resource_name(resource: Resource) -> str | None:
+    """A DeviceClass's ``extendedResourceName`` (DRAExtendedResource, KEP-5004)."""
+    return _text(_get(resource.obj, ("spec", "extendedResourceName")))
+
+
+def compute_domain_template(resource: Resource) -> str | None:
+    group, _version = split_api_version(resource.api_version)
+    if group != COMPUTE_DOMAIN_GROUP or resource.kind != "ComputeDomain":
+        return None
+    return _text(_get(resource.obj, COMPUTE_DOMAIN_TEMPLATE))
+
+
+@dataclass(frozen=True)
+class ClaimObject:
+    """A ResourceClaim or ResourceClaimTemplate the run defines (a small picklable fact)."""
+
+    kind: str  # CLAIM or TEMPLATE
+    namespace: str | None
+    name: str
+    requests: tuple[str, ...]  # request names; empty when unknown
+    classes: tuple[str, ...]  # device class names its requests use
+    generated: bool = False  # made by another object (ComputeDomain), contents unknown
+
+
+def claim_objects(resource: Resource) -> list[ClaimObject]:
+    """The claim objects a resource stands for: itself, or the template a ComputeDomain makes."""
+    template = compute_domain_template(resource)
+    if template:
+        return [ClaimObject(TEMPLATE, resource.namespace, template, (), (), generated=True)]
+    group, _version = split_api_version(resource.api_version)
+    if group != GROUP or resource.kind not in (CLAIM, TEMPLATE):
+        return []
+    requests = list(device_requests(resource))
+    return [
+        ClaimObject(
+            resource.kind,
+            resource.namespace,
+            resource.name,
+            tuple(r.name for r in requests if r.name),
+            tuple(c for r in requests for c in r.classes),
+        )
+    ]
+
+
+def namespaces_match(a: str | None, b: str | None) -> bool:
+    """Objects without a namespace land in whatever namespace they are applied to."""
+    return a is None or b is None or a == b

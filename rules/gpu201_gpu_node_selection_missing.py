@@ -1,0 +1,124 @@
+"""
+## What it checks
+A pod template that requests GPUs but pins no GPU model: neither its
+`nodeSelector` nor its required node affinity narrows nodes by a label that
+names the GPU, such as `nvidia.com/gpu.product`, `nvidia.com/gpu.family`,
+`nvidia.com/gpu.memory`, `nvidia.com/gpu.machine`,
+`cloud.google.com/gke-accelerator`, `node.kubernetes.io/instance-type`,
+`karpenter.k8s.aws/instance-gpu-name` or `eks.amazonaws.com/instance-gpu-name`
+(a GKE node pool or an AKS agent pool counts: each has one machine type).
+Every affinity term must pin a model, since the scheduler may pick any term.
+Preferred affinity does not count. Pods that request only MIG devices
+(`nvidia.com/mig-<profile>`) already name their slice and are left alone, as is
+GPU infrastructure.
+
+## Why it matters
+`nvidia.com/gpu: 1` means "any GPU". In a cluster with several GPU models the
+same workload lands on a T4 one day and an H100 the next: throughput varies by
+an order of magnitude, a model that fits in 80 GB runs out of memory on 16 GB,
+and kernels built for one compute capability fail on another. Selecting
+`nvidia.com/gpu.present` only says that the node has some GPU.
+
+## Failing example
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llm
+spec:
+  selector:
+    matchLabels: {app: llm}
+  template:
+    metadata:
+      labels: {app: llm}
+    spec:
+      nodeSelector:
+        nvidia.com/gpu.present: "true"
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.6.3
+          resources:
+            limits:
+              nvidia.com/gpu: 1  # <- GPU201
+```
+
+## Passing example
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llm
+spec:
+  selector:
+    matchLabels: {app: llm}
+  template:
+    metadata:
+      labels: {app: llm}
+    spec:
+      nodeSelector:
+        nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.6.3
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+```
+
+## How to fix
+Add a node selector (or a required node affinity `In` expression) on the label
+your nodes carry for the GPU model: `nvidia.com/gpu.product` where GPU feature
+discovery runs, `cloud.google.com/gke-accelerator` on GKE,
+`karpenter.k8s.aws/instance-gpu-name` or `node.kubernetes.io/instance-type` on
+EKS. To accept several models on purpose, list them with `operator: In`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.gpu import is_mig_resource
+from gpulint.model.gpu_labels import is_gpu_label, pins_model
+from gpulint.model.gpu_use import first_gpu_limit
+from gpulint.model.infra import is_infra_pod
+from gpulint.model.resource import Resource
+from gpulint.model.scheduling import requirement_sets
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU201",
+    "gpu-node-selection-missing",
+    Severity.WARNING,
+    "A GPU workload selects no GPU model; in a mixed pool it lands on any GPU.",
+    __doc__,
+)
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    for pod in resource.pod_specs:
+        gpus = pod.effective_gpus
+        if not gpus or all(is_mig_resource(name) for name in gpus) or is_infra_pod(pod):
+            continue
+        sets = requirement_sets(pod.spec)
+        if all(any(pins_model(req) for req in reqs) for reqs in sets):
+            continue
+        anchor = first_gpu_limit(pod)
+        if anchor is None:
+            continue
+        path, container, name, count = anchor
+        presence = sorted({r.key for reqs in sets for r in reqs if is_gpu_label(r.key)})
+        why = f"; {', '.join(presence)} only says the node has a GPU, not which" if presence else ""
+        partly = " in every affinity term" if len(sets) > 1 else ""
+        yield Report(
+            path,
+            f"{name}: {count} with no GPU model selected{partly}{why}: the pod can land on "
+            "any GPU in the cluster; select one with nvidia.com/gpu.product, "
+            "cloud.google.com/gke-accelerator or node.kubernetes.io/instance-type",
+            container=container,
+        )

@@ -1,0 +1,151 @@
+"""
+## What it checks
+A pod template that requests GPUs but tolerates no GPU taint: no toleration on
+a GPU taint key (`nvidia.com/gpu` by default; the GPU taint keys are a
+setting of the configuration file, for clusters that taint GPU nodes differently,
+and tolerating any one of them is enough) with effect `NoSchedule` or no effect, and no key-less
+`operator: Exists`. A toleration keyed on a MIG resource name
+(`nvidia.com/mig-1g.10gb`) does not count: GPU nodes are tainted on
+`nvidia.com/gpu`, whatever MIG strategy they run. GPU infrastructure is left alone
+(GPU207 covers it).
+
+Clusters whose API server runs the `ExtendedResourceToleration` admission plugin
+get the toleration added to every pod for each extended resource it requests;
+turn on the matching setting in the configuration file there.
+The plugin names the toleration after the resource, so a pod that requests only
+`nvidia.com/mig-*` resources is still reported when the taint is on
+`nvidia.com/gpu`.
+
+## Why it matters
+GPU nodes are tainted so that ordinary pods stay off them. A GPU pod without the
+toleration can go nowhere: it stays `Pending` with
+`0/N nodes are available: N node(s) had untolerated taint {nvidia.com/gpu: present}`
+(or `Insufficient nvidia.com/gpu` from the untainted nodes).
+
+## Failing example
+```yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: finetune
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      nodeSelector:
+        nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB
+      tolerations:  # <- GPU202
+        - key: nvidia.com/mig-1g.10gb
+          operator: Exists
+          effect: NoSchedule
+      containers:
+        - name: train
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: notebook
+spec:
+  nodeSelector:
+    cloud.google.com/gke-accelerator: nvidia-l4
+  containers:
+    - name: jupyter
+      image: quay.io/jupyter/pytorch-notebook:cuda12-2024-10-07
+      resources:
+        limits:
+          nvidia.com/gpu: 1  # <- GPU202
+```
+
+## Passing example
+```yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: finetune
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      nodeSelector:
+        nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB
+      tolerations:
+        - key: nvidia.com/gpu
+          operator: Exists
+          effect: NoSchedule
+      containers:
+        - name: train
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+```
+
+## How to fix
+Add `{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}` to the pod
+template's `tolerations` (use your cluster's taint key if it differs), or enable
+the `ExtendedResourceToleration` admission plugin and say so in gpulint's
+configuration file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.gpu import is_mig_resource
+from gpulint.model.gpu_use import first_gpu_limit
+from gpulint.model.infra import is_infra_pod
+from gpulint.model.resource import Resource
+from gpulint.model.scheduling import tolerates_key, tolerations
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU202",
+    "gpu-toleration-missing",
+    Severity.WARNING,
+    "A GPU workload does not tolerate the GPU taint; it stays Pending on tainted GPU nodes.",
+    __doc__,
+)
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    keys = tuple(ctx.settings.gpu_taint_keys)
+    if not keys:
+        return
+    for pod in resource.pod_specs:
+        gpus = pod.effective_gpus
+        if not gpus or is_infra_pod(pod):
+            continue
+        if any(tolerates_key(pod.spec, key) for key in keys):
+            continue
+        # ExtendedResourceToleration adds {key: <resource>, operator: Exists} per resource.
+        if ctx.settings.extended_resource_toleration and any(key in gpus for key in keys):
+            continue
+        items = tolerations(pod.spec)
+        mig = sorted({t.key for t in items if t.key and is_mig_resource(t.key)})
+        taint = " or ".join(keys)
+        note = (
+            f"; the toleration on {', '.join(mig)} does not count: the taint is on {taint}"
+            if mig
+            else ""
+        )
+        held = ", ".join(f"{name}: {count}" for name, count in sorted(gpus.items()))
+        message = (
+            f"requests {held} but does not tolerate the GPU taint {taint}{note}; on tainted GPU "
+            f'nodes the pod stays Pending ("node(s) had untolerated taint {{{keys[0]}: ...}}")'
+        )
+        if isinstance(pod.spec.get("tolerations"), list):
+            yield Report(pod.path + ("tolerations",), message)
+            continue
+        anchor = first_gpu_limit(pod)
+        if anchor is not None:
+            yield Report(anchor[0], message, container=anchor[1])

@@ -1,0 +1,121 @@
+"""
+## What it checks
+A pod template that requests no GPU but tolerates the GPU taint: a toleration on
+a GPU taint key (`nvidia.com/gpu` by default, configurable), or a key-less
+`operator: Exists` that tolerates every taint, with effect `NoSchedule` or no
+effect. Pods that get a GPU some other way are not reported: a Dynamic Resource
+Allocation claim, a GPU-share annotation (`gpu-fraction`, `gpu-memory`) or a
+GPU-sharing resource (`nvidia.com/gpumem`, `volcano.sh/vgpu-number`...).
+DaemonSets (which must run on every node) and GPU infrastructure are exempt.
+
+## Why it matters
+The GPU taint is what keeps CPU-only pods off GPU nodes. A pod that tolerates it
+without using a GPU can be packed onto a GPU node, taking CPU and memory the GPU
+pods there need, and keeping an expensive node from scaling down.
+
+## Failing example
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  selector:
+    matchLabels: {app: api}
+  template:
+    metadata:
+      labels: {app: api}
+    spec:
+      tolerations:
+        - key: nvidia.com/gpu  # <- GPU203
+          operator: Exists
+          effect: NoSchedule
+        - operator: Exists  # <- GPU203
+      containers:
+        - name: api
+          image: ghcr.io/example/api:1.4.2
+          resources:
+            limits:
+              cpu: "1"
+              memory: 1Gi
+```
+
+## Passing example
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  selector:
+    matchLabels: {app: api}
+  template:
+    metadata:
+      labels: {app: api}
+    spec:
+      tolerations:
+        - key: node.kubernetes.io/not-ready
+          operator: Exists
+          effect: NoExecute
+          tolerationSeconds: 60
+      containers:
+        - name: api
+          image: ghcr.io/example/api:1.4.2
+          resources:
+            limits:
+              cpu: "1"
+              memory: 1Gi
+```
+
+## How to fix
+Remove the toleration from workloads that do not use a GPU. If the pod really
+must run on GPU nodes (a node agent), make it a DaemonSet; a key-less
+`operator: Exists` is rarely what a Deployment needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.gpu_use import other_gpu_use
+from gpulint.model.infra import is_infra_pod
+from gpulint.model.resource import Resource
+from gpulint.model.scheduling import tolerations
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU203",
+    "gpu-taint-tolerated-without-gpu",
+    Severity.WARNING,
+    "A workload that requests no GPU tolerates the GPU taint and can take GPU nodes.",
+    __doc__,
+)
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    if resource.kind == "DaemonSet":
+        return
+    keys = tuple(ctx.settings.gpu_taint_keys)
+    for pod in resource.pod_specs:
+        if pod.requests_gpu or is_infra_pod(pod) or other_gpu_use(pod):
+            continue
+        for toleration in tolerations(pod.spec):
+            if toleration.effect not in (None, "NoSchedule"):
+                continue
+            if toleration.key is None and toleration.operator == "Exists":
+                what = "tolerates every taint (a toleration without a key, operator Exists)"
+            elif toleration.key in keys:
+                what = f"tolerates the GPU taint {toleration.key}"
+            else:
+                continue
+            yield Report(
+                pod.path + toleration.path,
+                f"requests no GPU but {what}: it can be scheduled onto GPU nodes and take "
+                "their CPU and memory from GPU pods",
+            )

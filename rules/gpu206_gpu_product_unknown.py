@@ -1,0 +1,163 @@
+"""
+## What it checks
+A `nvidia.com/gpu.product` or `cloud.google.com/gke-accelerator` value, in a
+`nodeSelector` or a required node affinity `In` expression, that no known GPU
+reports, and that is close to one that does:
+- the wrong case (`TESLA-T4` for `Tesla-T4`; label values are case-sensitive);
+- spaces where GPU feature discovery writes dashes
+  (`NVIDIA A100-SXM4-80GB` for `NVIDIA-A100-SXM4-80GB`);
+- a bare or partial model (`A100`, `NVIDIA-H100-80GB`) or a model with words
+  the label never has (`NVIDIA-H200-SXM5-141GB`);
+- a GKE accelerator name as a product, or the reverse (`nvidia-tesla-t4` vs
+  `Tesla-T4`).
+The GPU feature discovery suffixes `-MIG-<profile>` and `-SHARED` are understood.
+A well-formed value that matches nothing gpulint knows is left alone: it may be
+a GPU newer than gpulint's catalog.
+
+## Why it matters
+Label values match exactly. A pod that selects a product no node reports stays
+`Pending` forever with `node(s) didn't match Pod's node affinity/selector`, and
+nothing says the value was misspelt. The NVIDIA device plugin README itself
+shows `nvidia.com/gpu.product=TESLA-T4`, which matches no node.
+
+## Failing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: cuda-test
+spec:
+  nodeSelector:
+    nvidia.com/gpu.product: TESLA-T4  # <- GPU206
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions:
+              - key: cloud.google.com/gke-accelerator
+                operator: In
+                values: [nvidia-tesla-t4, nvidia-l4, nvidia-tesla-l4]  # <- GPU206
+  tolerations:
+    - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+  containers:
+    - name: cuda
+      image: nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+```
+
+## Passing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: cuda-test
+spec:
+  nodeSelector:
+    nvidia.com/gpu.product: Tesla-T4
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions:
+              - key: cloud.google.com/gke-accelerator
+                operator: In
+                values: [nvidia-tesla-t4, nvidia-l4]
+  tolerations:
+    - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+  containers:
+    - name: cuda
+      image: nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+```
+
+## How to fix
+Use the value exactly as the nodes carry it (`kubectl get nodes -L
+nvidia.com/gpu.product`). To accept both the older (`A100-SXM4-40GB`) and the
+current (`NVIDIA-A100-SXM4-40GB`) driver naming, list both with `operator: In`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint import catalog
+from gpulint.findings import Severity
+from gpulint.model.gpu_labels import (
+    GKE_ACCELERATOR,
+    PRODUCT,
+    sanitised,
+    suggest_gke_accelerators,
+    suggest_products,
+)
+from gpulint.model.resource import Resource
+from gpulint.model.scheduling import label_requirements
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU206",
+    "gpu-product-unknown",
+    Severity.WARNING,
+    "A GPU product or GKE accelerator value that no known GPU reports (with a did-you-mean).",
+    __doc__,
+)
+
+
+def _advice(key: str, value: str) -> str | None:
+    """A did-you-mean for an unknown value, or None when the value is known or unplaceable."""
+    gke = catalog.gke_accelerators()
+    if key == PRODUCT:
+        if catalog.is_known_product(value):
+            return None
+        found = suggest_products(value)
+        if not found and sanitised(value) != value:
+            # GFD never writes spaces or punctuation: "NVIDIA GeForce RTX 3090".
+            found = [sanitised(value)]
+        if value in gke:
+            return f"{value} is a {GKE_ACCELERATOR} value, not a product label" + (
+                f"; did you mean {_either(found)}?" if found else ""
+            )
+    else:
+        if value in gke:
+            return None
+        found = suggest_gke_accelerators(value)
+        if catalog.is_known_product(value):
+            return f"{value} is a {PRODUCT} value, not a GKE accelerator" + (
+                f"; did you mean {_either(found)}?" if found else ""
+            )
+    return f"did you mean {_either(found)}?" if found else None
+
+
+def _either(values: list[str]) -> str:
+    shown = values[:6]
+    more = f" (and {len(values) - len(shown)} more)" if len(values) > len(shown) else ""
+    if len(shown) < 3:
+        return " or ".join(shown) + more
+    return ", ".join(shown[:-1]) + " or " + shown[-1] + more
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    for pod in resource.pod_specs:
+        for req in label_requirements(pod.spec):
+            if req.key not in (PRODUCT, GKE_ACCELERATOR) or req.operator != "In":
+                continue
+            for index, value in enumerate(req.values):
+                advice = _advice(req.key, value)
+                if advice is None:
+                    continue
+                # A nodeSelector entry is reported at its value; an expression at that value.
+                path = req.path if req.term is None else req.path + ("values", index)
+                yield Report(
+                    pod.path + path,
+                    f"{req.key} {value!r} matches no GPU node: {advice} "
+                    "(label values are exact and case-sensitive; the pod stays Pending)",
+                    at="value",
+                )

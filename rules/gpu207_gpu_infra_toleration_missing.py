@@ -1,0 +1,113 @@
+"""
+## What it checks
+A DaemonSet of GPU infrastructure (device plugin, GPU feature discovery, DCGM
+exporter, the GPU Operator's components, node feature discovery, AMD and Intel
+plugins; recognised by image) whose pod template does not tolerate the GPU taint
+(`nvidia.com/gpu` by default; with several GPU taint keys configured, each one
+must be tolerated, since the DaemonSet has to run on every GPU node). A key-less
+`operator: Exists` tolerates everything and is enough.
+
+## Why it matters
+GPU nodes are tainted so that only pods that ask for them land there. A device
+plugin that does not tolerate the taint never runs on those nodes: they
+advertise no `nvidia.com/gpu`, and every GPU pod stays `Pending` with
+`Insufficient nvidia.com/gpu` while the nodes sit idle. NVIDIA's own chart and
+the GPU Operator tolerate `nvidia.com/gpu` with `operator: Exists`.
+
+## Failing example
+```yaml
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: nvidia-device-plugin
+  namespace: kube-system
+spec:
+  selector:
+    matchLabels: {name: nvidia-device-plugin}
+  template:
+    metadata:
+      labels: {name: nvidia-device-plugin}
+    spec:
+      tolerations:  # <- GPU207
+        - key: CriticalAddonsOnly
+          operator: Exists
+      containers:
+        - name: nvidia-device-plugin-ctr
+          image: nvcr.io/nvidia/k8s-device-plugin:v0.17.0
+```
+
+## Passing example
+```yaml
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: nvidia-device-plugin
+  namespace: kube-system
+spec:
+  selector:
+    matchLabels: {name: nvidia-device-plugin}
+  template:
+    metadata:
+      labels: {name: nvidia-device-plugin}
+    spec:
+      tolerations:
+        - key: CriticalAddonsOnly
+          operator: Exists
+        - key: nvidia.com/gpu
+          operator: Exists
+          effect: NoSchedule
+      containers:
+        - name: nvidia-device-plugin-ctr
+          image: nvcr.io/nvidia/k8s-device-plugin:v0.17.0
+```
+
+## How to fix
+Add `{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}` (or your
+cluster's GPU taint key) to the DaemonSet's pod template.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.infra import is_infra_pod
+from gpulint.model.resource import Resource
+from gpulint.model.scheduling import tolerates_key
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU207",
+    "gpu-infra-toleration-missing",
+    Severity.WARNING,
+    "A GPU infrastructure DaemonSet does not tolerate the GPU taint; it never runs on GPU nodes.",
+    __doc__,
+)
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    if resource.kind != "DaemonSet":
+        return
+    for pod in resource.pod_specs:
+        if not is_infra_pod(pod):
+            continue
+        missing = [k for k in ctx.settings.gpu_taint_keys if not tolerates_key(pod.spec, k)]
+        if not missing:
+            continue
+        images = sorted({c.image for c in pod.regular_containers() if c.image})
+        taints = " and ".join(missing)
+        message = (
+            f"GPU infrastructure ({', '.join(images)}) does not tolerate the GPU taint "
+            f"{taints}: it never runs on tainted GPU nodes, which then advertise no GPUs"
+        )
+        path = ("tolerations",) if isinstance(pod.spec.get("tolerations"), list) else ()
+        if not path:
+            first = pod.regular_containers()[0]
+            yield Report(first.path + ("image",), message, container=first.name)
+            continue
+        yield Report(pod.path + path, message)

@@ -1,0 +1,263 @@
+"""
+## What it checks
+Names that do not resolve in Dynamic Resource Allocation:
+- a container's `resources.claims[].name` that is not one of the pod's
+  `spec.resourceClaims` entries;
+- a pod's `resourceClaimTemplateName` or `resourceClaimName` that names no
+  ResourceClaimTemplate or ResourceClaim of the lint run, when the run defines
+  claims or templates for that namespace (a ComputeDomain counts as defining
+  the template it names in `spec.channel.resourceClaimTemplate.name`);
+- a container's `resources.claims[].request` that names no request of the
+  claim or template it points to.
+
+## Why it matters
+The API server rejects a pod whose container names an undeclared claim
+(`Not found: "gpu": must be one of the names in pod.spec.resourceClaims`). A
+missing template leaves the pod Pending while the resource claim controller
+reports `resourceclaimtemplate.resource.k8s.io "single-gpu" not found`; a
+request name that matches nothing gives the container none of the claim's
+devices.
+
+## Failing example
+```yaml
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  namespace: ml
+  name: single-gpu
+spec:
+  spec:
+    devices:
+      requests:
+        - name: gpu
+          exactly:
+            deviceClassName: gpu.nvidia.com
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  namespace: ml
+  name: train
+spec:
+  resourceClaims:
+    - name: gpu
+      resourceClaimTemplateName: one-gpu  # <- GPU801
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        claims:
+          - name: gpus  # <- GPU801
+```
+
+## Passing example
+```yaml
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  namespace: ml
+  name: single-gpu
+spec:
+  spec:
+    devices:
+      requests:
+        - name: gpu
+          exactly:
+            deviceClassName: gpu.nvidia.com
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  namespace: ml
+  name: train
+spec:
+  resourceClaims:
+    - name: gpu
+      resourceClaimTemplateName: single-gpu
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        claims:
+          - name: gpu
+```
+
+## How to fix
+Make every `resources.claims[].name` match a `spec.resourceClaims[].name` of
+the pod, point `resourceClaimTemplateName` (or `resourceClaimName`) at an
+object that exists in the pod's namespace, and use a `request` name from that
+object's `spec.devices.requests`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from gpulint.findings import Severity
+from gpulint.model.dra import (
+    TEMPLATE,
+    ClaimObject,
+    claim_objects,
+    container_claims,
+    namespaces_match,
+    pod_claims,
+)
+from gpulint.model.resource import Resource
+from gpulint.registry import Report, Rule
+from gpulint.schema_check import did_you_mean
+
+if TYPE_CHECKING:
+    from gpulint.engine import Anchor, Context
+
+rule = Rule(
+    "GPU801",
+    "dra-claim-unresolved",
+    Severity.ERROR,
+    "A DRA claim, claim template or request name resolves to nothing.",
+    __doc__,
+)
+
+_RESOURCE = {TEMPLATE: "resourceclaimtemplate", "ResourceClaim": "resourceclaim"}
+
+
+@dataclass(frozen=True)
+class _PodRef:
+    namespace: str | None
+    kind: str
+    target: str
+    entry: str
+    anchor: Anchor
+
+
+@dataclass(frozen=True)
+class _RequestRef:
+    namespace: str | None
+    kind: str
+    target: str
+    entry: str
+    request: str
+    container: str
+    anchor: Anchor
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    for pod in resource.pod_specs:
+        declared = [c.name for c in pod_claims(pod)]
+        for container in pod.containers:
+            for used in container_claims(container):
+                if used.name in declared:
+                    continue
+                listed = (
+                    f"pod.spec.resourceClaims: {', '.join(sorted(declared))}"
+                    if declared
+                    else "pod.spec.resourceClaims which is empty"
+                )
+                yield Report(
+                    used.path + ("name",),
+                    f"container {container.name!r} uses claim {used.name!r}, which the pod does "
+                    f'not declare; the API server rejects the pod: Not found: "{used.name}": '
+                    f"must be one of the names in {listed}{did_you_mean(used.name, declared)}",
+                    container=container.name,
+                    at="value",
+                )
+
+
+@rule.collector
+def collect(resource: Resource, ctx: Context) -> list[Any]:
+    facts: list[Any] = list(claim_objects(resource))
+    for pod in resource.pod_specs:
+        entries = {c.name: c for c in pod_claims(pod)}
+        for entry in entries.values():
+            if entry.reference is None or entry.ref_path is None:
+                continue
+            kind, target = entry.reference
+            anchor = ctx.anchor(resource, entry.ref_path, at="value")
+            facts.append(_PodRef(resource.namespace, kind, target, entry.name, anchor))
+        for container in pod.containers:
+            for used in container_claims(container):
+                entry = entries.get(used.name)
+                if not used.request or entry is None or entry.reference is None:
+                    continue
+                kind, target = entry.reference
+                anchor = ctx.anchor(resource, used.path + ("request",), container.name, "value")
+                facts.append(
+                    _RequestRef(
+                        resource.namespace,
+                        kind,
+                        target,
+                        entry.name,
+                        used.request,
+                        container.name,
+                        anchor,
+                    )
+                )
+    return facts
+
+
+def _matches(objects: list[ClaimObject], ref: _PodRef | _RequestRef) -> list[ClaimObject]:
+    return [
+        o
+        for o in objects
+        if o.kind == ref.kind
+        and o.name == ref.target
+        and namespaces_match(o.namespace, ref.namespace)
+    ]
+
+
+def _unresolved(objects: list[ClaimObject], ref: _PodRef) -> str | None:
+    if not any(o.namespace == ref.namespace for o in objects):
+        return None  # the run defines nothing for this namespace: the object may live elsewhere
+    if _matches(objects, ref):
+        return None
+    where = f"namespace {ref.namespace!r}" if ref.namespace else "the default namespace"
+    names = {o.name for o in objects if o.kind == ref.kind and o.namespace == ref.namespace}
+    other = [
+        o
+        for o in objects
+        if o.kind != ref.kind
+        and o.name == ref.target
+        and namespaces_match(o.namespace, ref.namespace)
+    ]
+    hint = did_you_mean(ref.target, names)
+    if other:
+        field = (
+            "resourceClaimName" if other[0].kind == "ResourceClaim" else "resourceClaimTemplateName"
+        )
+        hint += f"; a {other[0].kind} of that name exists: reference it with {field}"
+    return (
+        f"claim {ref.entry!r} names {ref.kind} {ref.target!r}, which the lint run does not define "
+        f"in {where}; the pod stays Pending: {_RESOURCE[ref.kind]}.resource.k8s.io "
+        f'"{ref.target}" not found{hint}'
+    )
+
+
+def _unknown_request(objects: list[ClaimObject], ref: _RequestRef) -> str | None:
+    found = _matches(objects, ref)
+    if len(found) != 1 or found[0].generated or not found[0].requests:
+        return None
+    requests = found[0].requests
+    if ref.request.split("/", 1)[0] in requests:
+        return None
+    return (
+        f"container {ref.container!r} asks for request {ref.request!r} of claim {ref.entry!r}, "
+        f"but {ref.kind} {ref.target!r} has only {', '.join(requests)}; no allocated device "
+        "carries that request name, so the container gets none of the claim's devices"
+        f"{did_you_mean(ref.request, requests)}"
+    )
+
+
+@rule.finalizer
+def finalize(facts: list[Any], ctx: Context) -> Iterator[tuple[Anchor, str]]:
+    objects = [f for f in facts if isinstance(f, ClaimObject)]
+    for fact in facts:
+        if isinstance(fact, _PodRef):
+            message = _unresolved(objects, fact)
+        elif isinstance(fact, _RequestRef):
+            message = _unknown_request(objects, fact)
+        else:
+            continue
+        if message:
+            yield fact.anchor, message

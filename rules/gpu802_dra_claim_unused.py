@@ -1,0 +1,88 @@
+"""
+## What it checks
+A pod `spec.resourceClaims` entry that no container, init container or
+ephemeral container lists under `resources.claims`.
+
+## Why it matters
+The claim is still created, allocated and reserved for the pod: the scheduler
+only places the pod where the devices are free and keeps them from every other
+pod. But the kubelet hands a claim's devices only to the containers that list
+it, so the GPU sits idle while the workload runs without it, often on the CPU.
+
+## Failing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  resourceClaims:
+    - name: gpu  # <- GPU802
+      resourceClaimTemplateName: single-gpu
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+```
+
+## Passing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  resourceClaims:
+    - name: gpu
+      resourceClaimTemplateName: single-gpu
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        claims:
+          - name: gpu
+```
+
+## How to fix
+List the claim under `resources.claims` of each container that needs the
+devices (`- name: gpu`), or remove the entry from `spec.resourceClaims`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.dra import container_claims, pod_claims
+from gpulint.model.resource import Resource
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU802",
+    "dra-claim-unused",
+    Severity.WARNING,
+    "A pod declares a DRA claim that no container uses.",
+    __doc__,
+)
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    for pod in resource.pod_specs:
+        declared = pod_claims(pod)
+        if not declared:
+            continue
+        used = {u.name for c in pod.containers for u in container_claims(c)}
+        for entry in declared:
+            if entry.name in used:
+                continue
+            source = f" ({entry.reference[0]} {entry.reference[1]!r})" if entry.reference else ""
+            yield Report(
+                entry.path + ("name",),
+                f"claim {entry.name!r}{source} is declared in spec.resourceClaims but no "
+                "container lists it under resources.claims: its devices are allocated and "
+                "reserved for the pod, yet no container can see them",
+            )

@@ -1,0 +1,208 @@
+"""
+## What it checks
+ResourceClaim, ResourceClaimTemplate and DeviceClass objects of
+`resource.k8s.io/v1`, `v1beta2` and `v1beta1` against JSON Schemas kept in
+gpulint (built from the Kubernetes API types): unknown fields (with a
+did-you-mean), wrong types and enum values, a request without
+`deviceClassName`, a v1beta1-style request (`deviceClassName` directly on the
+request) in a `v1` object, and a selector whose `cel` is not a mapping with an
+`expression`, such as the common mis-indent that puts `expression` beside an
+empty `cel:`.
+
+## Why it matters
+The API server rejects such an object (`strict decoding error: unknown field
+...`, `Required value`), and every pod that references it stays Pending. Where
+unknown fields are dropped instead (field validation turned off), a selector
+or a count silently disappears and the claim asks for a different device than
+the one written down.
+
+## Failing example
+```yaml
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: big-gpu
+spec:
+  spec:
+    devices:
+      requests:
+        - name: gpu
+          deviceClassName: gpu.nvidia.com  # <- GPU805
+        - name: mig
+          exactly:
+            deviceClassName: mig.nvidia.com
+            selectors:
+              - cel:  # <- GPU805
+                expression: "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"
+```
+
+## Passing example
+```yaml
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: big-gpu
+spec:
+  spec:
+    devices:
+      requests:
+        - name: gpu
+          exactly:
+            deviceClassName: gpu.nvidia.com
+        - name: mig
+          exactly:
+            deviceClassName: mig.nvidia.com
+            selectors:
+              - cel:
+                  expression: "device.attributes['gpu.nvidia.com'].profile == '1g.10gb'"
+```
+
+## How to fix
+In `resource.k8s.io/v1`, put `deviceClassName`, `selectors`, `count` and
+`allocationMode` under the request's `exactly:` (or list alternatives under
+`firstAvailable:`); indent `expression` under `cel:`; fix the spelling the
+message suggests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from gpulint import schema_check
+from gpulint.findings import Severity
+from gpulint.model.dra import (
+    CLAIM,
+    DEVICE_CLASS,
+    EXACTLY_VERSIONS,
+    SERVED_VERSIONS,
+    TEMPLATE,
+    is_dra_object,
+    split_api_version,
+)
+from gpulint.model.resource import Resource
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU805",
+    "dra-claim-invalid",
+    Severity.ERROR,
+    "A ResourceClaim, ResourceClaimTemplate or DeviceClass does not match the API schema.",
+    __doc__,
+)
+
+SCHEMAS = {
+    CLAIM: "dra-resourceclaim.schema.json",
+    TEMPLATE: "dra-resourceclaimtemplate.schema.json",
+    DEVICE_CLASS: "dra-deviceclass.schema.json",
+}
+# Fields of an ExactDeviceRequest that v1beta1 kept on the request itself.
+_EXACT_FIELDS = frozenset(
+    {"deviceClassName", "selectors", "allocationMode", "count", "adminAccess", "tolerations"}
+)
+_TYPES = {"object": "a mapping", "array": "a list", "string": "a string", "integer": "an integer"}
+
+
+def dotted(path: tuple) -> str:
+    """``("spec", "devices", "requests", 0)`` -> ``spec.devices.requests[0]``."""
+    text = ""
+    for step in path:
+        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else str(step))
+    return text
+
+
+def _get(obj: Any, path: tuple) -> Any:
+    for step in path:
+        if isinstance(obj, dict):
+            obj = obj.get(step)
+        elif isinstance(obj, list) and isinstance(step, int) and 0 <= step < len(obj):
+            obj = obj[step]
+        else:
+            return None
+    return obj
+
+
+def _is_request(path: tuple) -> bool:
+    return len(path) >= 2 and path[-2] == "requests" and isinstance(path[-1], int)
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "empty"
+    return repr(value) if isinstance(value, str) else str(value).lower()
+
+
+def _explain(resource: Resource, version: str, problem: schema_check.SchemaProblem) -> str | None:
+    """The message for one schema problem; None when another message already covers it."""
+    path, obj = problem.path, resource.obj
+    parent, key = path[:-1], path[-1] if path else None
+    rejected = f'the API server rejects it: strict decoding error: unknown field "{dotted(path)}"'
+    if problem.message.startswith("unknown key"):
+        if key in _EXACT_FIELDS and _is_request(parent) and version in EXACTLY_VERSIONS:
+            return (
+                f"{key} sits directly on request {_get(obj, parent + ('name',))!r}; in "
+                f"{resource.api_version} it belongs under exactly: (only v1beta1 put it on "
+                f"the request); {rejected}"
+            )
+        if key == "exactly" and _is_request(parent) and version not in EXACTLY_VERSIONS:
+            return (
+                f"exactly: is a resource.k8s.io/v1 field, but this object is "
+                f"{resource.api_version}, where deviceClassName sits on the request itself; "
+                f"switch apiVersion to resource.k8s.io/v1 or move the fields up; {rejected}"
+            )
+        if key == "expression" and not isinstance(_get(obj, parent + ("cel",)), dict):
+            return None  # reported at its cel: (mis-indented or missing)
+        return f"{problem.message} in {dotted(parent)}; {rejected}"
+    if problem.message.endswith("is a required property"):
+        field = problem.message.split("'")[1]
+        node = _get(obj, path)
+        if field == "exactly" and isinstance(node, dict) and (_EXACT_FIELDS & set(node)):
+            return None  # the fields sit on the request; reported at each of them
+        if field == "deviceClassName" and isinstance(node, dict) and "exactly" in node:
+            return None  # v1 shape in a v1beta1 object; reported at exactly
+        where = dotted(path + (field,))
+        if field == "cel" and isinstance(node, dict) and "expression" in node:
+            return (
+                "expression must sit under cel: (a selector is {cel: {expression: ...}}); "
+                f"the API server rejects it: {where}: Required value"
+            )
+        if field == "expression" and path and path[-1] == "cel":
+            return f"cel needs an expression; the API server rejects it: {where}: Required value"
+        return f"{where} is missing; the API server rejects the object: {where}: Required value"
+    if key == "cel":
+        selector = _get(obj, parent)
+        if isinstance(selector, dict) and "expression" in selector:
+            return (
+                "cel: is empty and its expression sits beside it: indent expression under "
+                f"cel:; the API server rejects the selector ({dotted(path)}: Required value)"
+            )
+        return (
+            f"cel must be a mapping with an expression, not {_show(_get(obj, path))}; "
+            f"the API server rejects the selector"
+        )
+    if "is not of type" in problem.message:
+        wanted = " or ".join(
+            _TYPES.get(t, t) for t in problem.message.split("is not of type ")[1].split("'")[1::2]
+        )
+        return f"{dotted(path)} must be {wanted}, not {_show(_get(obj, path))}"
+    if "is less than the minimum" in problem.message:
+        return f"{dotted(path)} must be at least 1, not {_show(_get(obj, path))}"
+    return f"{dotted(path)}: {problem.message}"
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    if not is_dra_object(resource):
+        return
+    _group, version = split_api_version(resource.api_version)
+    if version not in SERVED_VERSIONS:
+        return  # GPU804 reports versions no cluster serves
+    for problem in schema_check.check(resource.obj, SCHEMAS[resource.kind]):
+        message = _explain(resource, version, problem)
+        if message:
+            # An empty cel: has no value node worth pointing at; point at its key.
+            at = "key" if problem.path[-1:] == ("cel",) else problem.at
+            yield Report(problem.path, message, at=at)
