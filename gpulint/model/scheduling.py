@@ -102,6 +102,13 @@ def label_requirements(spec: dict) -> list[LabelRequirement]:
     return found
 
 
+def requirement_sets(spec: dict) -> list[list[LabelRequirement]]:
+    """The ways a node can qualify: the node selector AND one affinity term, per term."""
+    selector = node_selector(spec)
+    terms = affinity_terms(spec)
+    return [selector + term for term in terms] if terms else [selector]
+
+
 def required_values(spec: dict, key: str) -> list[LabelRequirement]:
     """Requirements on one label key that pin it to values (``In`` or a nodeSelector)."""
     return [r for r in label_requirements(spec) if r.key == key and r.operator == "In"]
