@@ -17,7 +17,7 @@ _INFRA_IMAGE = re.compile(
     r"k8s-device-plugin|nvidia-device-plugin|gpu-feature-discovery|"
     r"dcgm-exporter|k8s-mig-manager|mig-manager|gpu-operator|gpu-operator-validator|"
     r"container-toolkit|k8s-driver-manager|"
-    r"k8s-kata-manager|k8s-cc-manager|kubevirt-gpu-device-plugin|vgpu-device-manager|"
+    r"k8s-kata-manager|k8s-cc-manager|kubevirt-gpu-device-plugin|vgpu-device-manager|vgpu-manager|"
     r"k8s-dra-driver-gpu|k8s-dra-driver|dra-driver-nvidia-gpu|cuda-validator|"
     r"node-feature-discovery|"
     r"k8s-device-plugin-amd|amd-gpu-device-plugin|device-metrics-exporter|"
@@ -35,6 +35,10 @@ _INFRA_REPOSITORY_PREFIXES = (
     "intel/intel-gpu-plugin",
     "projecthami/",
 )
+# Workload samples published under an infrastructure prefix (vectoradd, nbody...).
+_WORKLOAD_REPOSITORIES = ("nvcr.io/nvidia/k8s/cuda-sample",)
+# The GPU Operator ships its operands with this image placeholder and fills it at run time.
+_OPERATOR_PLACEHOLDER = re.compile(r"^FILLED[ _]BY[ _](?:THE[ _])?(?:OPERATOR|VALIDATOR)$", re.I)
 
 
 def _repository(image: str) -> str:
@@ -48,7 +52,11 @@ def _repository(image: str) -> str:
 def is_infra_image(image: str) -> bool:
     if not image:
         return False
+    if _OPERATOR_PLACEHOLDER.match(image.strip()):
+        return True
     repo = _repository(image.strip())
+    if repo.startswith(_WORKLOAD_REPOSITORIES):
+        return False
     if repo.startswith(_INFRA_REPOSITORY_PREFIXES):
         return True
     return bool(_INFRA_IMAGE.search(repo))

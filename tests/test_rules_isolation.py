@@ -1,0 +1,263 @@
+"""GPU701-GPU706: device visibility, privileged containers, device hostPaths, /dev/shm, env."""
+
+from __future__ import annotations
+
+from tests.conftest import lint, where
+
+HEAD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n"
+
+
+def _container(
+    name: str,
+    image: str = "nvcr.io/nvidia/pytorch:24.05-py3",
+    gpus: int = 0,
+    env: dict | None = None,
+    extra: str = "",
+) -> str:
+    text = f"    - name: {name}\n      image: {image}\n"
+    if env:
+        text += "      env:\n"
+        for key, value in env.items():
+            text += f"        - name: {key}\n          value: {value}\n"
+    text += extra
+    if gpus:
+        text += f"      resources:\n        limits:\n          nvidia.com/gpu: {gpus}\n"
+    return text
+
+
+def _pod(*containers: str, spec: str = "") -> str:
+    return HEAD + spec + "  containers:\n" + "".join(containers)
+
+
+# --- GPU701 nvidia-visible-devices-set ---------------------------------------------------------
+
+
+def test_gpu701_all_and_device_lists(tmp_path):
+    text = _pod(
+        _container("a", env={"NVIDIA_VISIBLE_DEVICES": "all"}),
+        _container("b", gpus=1, env={"NVIDIA_VISIBLE_DEVICES": '"0,1"'}),
+        _container("c", env={"NVIDIA_VISIBLE_DEVICES": "none"}),
+        _container("d", env={"NVIDIA_VISIBLE_DEVICES": "void"}),
+    )
+    found = lint(tmp_path, text, "--select", "GPU701")
+    assert where(found) == [("GPU701", 11, 18), ("GPU701", 16, 18)]
+    assert "holds no GPU but sees every GPU of the node" in found[0]["message"]
+    assert "holds 1 GPU(s) but sees GPUs 0,1" in found[1]["message"]
+    assert found[0]["severity"] == "error"
+
+
+def test_gpu701_gpu_infrastructure_is_exempt(tmp_path):
+    text = _pod(
+        _container(
+            "plugin",
+            image="nvcr.io/nvidia/k8s-device-plugin:v0.17.0",
+            env={"NVIDIA_VISIBLE_DEVICES": "all"},
+        ),
+        _container(
+            "operand", image='"FILLED BY THE OPERATOR"', env={"NVIDIA_VISIBLE_DEVICES": "all"}
+        ),
+    )
+    assert lint(tmp_path, text, "--select", "GPU701") == []
+
+
+def test_gpu701_cuda_sample_is_a_workload(tmp_path):
+    image = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0"
+    text = _pod(_container("t", image=image, env={"NVIDIA_VISIBLE_DEVICES": "all"}))
+    assert where(lint(tmp_path, text, "--select", "GPU701")) == [("GPU701", 11, 18)]
+
+
+# --- GPU702 cuda-visible-devices-mismatch ------------------------------------------------------
+
+
+def test_gpu702_more_devices_than_held(tmp_path):
+    text = _pod(
+        _container("a", gpus=2, env={"CUDA_VISIBLE_DEVICES": '"0,1,2,3"'}),
+        _container("b", env={"CUDA_VISIBLE_DEVICES": '"0"'}),
+        _container("c", gpus=1, env={"CUDA_VISIBLE_DEVICES": '"1"'}),
+    )
+    found = lint(tmp_path, text, "--select", "GPU702")
+    assert where(found) == [("GPU702", 11, 18), ("GPU702", 19, 18), ("GPU702", 24, 18)]
+    assert "names 4 device(s) but container 'a' holds 2, numbered 0..1" in found[0]["message"]
+    assert "container 'b' holds no GPU" in found[1]["message"]
+    assert "1 does not exist" in found[2]["message"]
+
+
+def test_gpu702_matching_hidden_and_unresolved_values_pass(tmp_path):
+    text = _pod(
+        _container("a", gpus=2, env={"CUDA_VISIBLE_DEVICES": '"0,1"'}),
+        _container("b", env={"CUDA_VISIBLE_DEVICES": '"-1"'}),
+        _container("c", gpus=1, env={"CUDA_VISIBLE_DEVICES": '""'}),
+        _container("d", gpus=1, env={"CUDA_VISIBLE_DEVICES": "$(DEVICES)"}),
+    )
+    assert lint(tmp_path, text, "--select", "GPU702") == []
+
+
+# --- GPU703 gpu-privileged ---------------------------------------------------------------------
+
+
+def test_gpu703_privileged_container_in_gpu_pod(tmp_path):
+    privileged = "      securityContext:\n        privileged: true\n"
+    text = _pod(
+        _container("a", gpus=1, extra=privileged),
+        _container("sidecar", image="busybox:1.36", extra=privileged),
+    )
+    found = lint(tmp_path, text, "--select", "GPU703")
+    assert where(found) == [("GPU703", 10, 9), ("GPU703", 17, 9)]
+    assert "allocated 1 GPU(s): it sees every GPU of the node" in found[0]["message"]
+
+
+def test_gpu703_not_without_gpus_nor_for_infrastructure(tmp_path):
+    privileged = "      securityContext:\n        privileged: true\n"
+    text = _pod(_container("a", extra=privileged))
+    assert lint(tmp_path, text, "--select", "GPU703") == []
+    text = _pod(
+        _container("dp", image="nvcr.io/nvidia/k8s-device-plugin:v0.17.0", gpus=1, extra=privileged)
+    )
+    assert lint(tmp_path, text, "--select", "GPU703") == []
+    text = _pod(
+        _container("a", gpus=1, extra="      securityContext:\n        privileged: false\n")
+    )
+    assert lint(tmp_path, text, "--select", "GPU703") == []
+
+
+# --- GPU704 gpu-device-hostpath ----------------------------------------------------------------
+
+
+def test_gpu704_device_and_driver_paths(tmp_path):
+    volumes = (
+        "  volumes:\n"
+        "    - name: dev\n      hostPath:\n        path: /dev/nvidia0\n"
+        "    - name: dri\n      hostPath:\n        path: /dev/dri/\n"
+        "    - name: lib\n      hostPath:\n        path: /usr/local/nvidia/lib64\n"
+        "    - name: cuda\n      hostPath:\n        path: /usr/lib/x86_64-linux-gnu/libcuda.so.1\n"
+        "    - name: logs\n      hostPath:\n        path: /var/log\n"
+        "    - name: kfd\n      hostPath:\n        path: /dev/kfd\n"
+    )
+    text = _pod(_container("a"), spec=volumes)
+    found = lint(tmp_path, text, "--select", "GPU704")
+    assert where(found) == [
+        ("GPU704", 9, 9),
+        ("GPU704", 12, 9),
+        ("GPU704", 15, 9),
+        ("GPU704", 18, 9),
+        ("GPU704", 24, 9),
+    ]
+    assert "'dev' mounts a GPU device (/dev/nvidia0)" in found[0]["message"]
+    assert "mounts the GPU driver (/usr/local/nvidia/lib64)" in found[2]["message"]
+    assert "a GPU driver file" in found[3]["message"]
+    assert found[0]["severity"] == "error"
+
+
+def test_gpu704_gpu_infrastructure_is_exempt(tmp_path):
+    volumes = "  volumes:\n    - name: d\n      hostPath:\n        path: /run/nvidia/driver\n"
+    text = _pod(
+        _container("tk", image="nvcr.io/nvidia/k8s/container-toolkit:v1.17.0"), spec=volumes
+    )
+    assert lint(tmp_path, text, "--select", "GPU704") == []
+
+
+# --- GPU705 gpu-shm-missing --------------------------------------------------------------------
+
+
+def test_gpu705_multi_gpu_pod_without_shm(tmp_path):
+    text = _pod(_container("trainer", gpus=2), _container("logger", image="busybox:1.36"))
+    found = lint(tmp_path, text, "--select", "GPU705")
+    assert where(found) == [("GPU705", 7, 7)]
+    assert "the pod holds 2 GPUs" in found[0]["message"]
+    assert "(nothing is mounted there)" in found[0]["message"]
+
+
+def test_gpu705_distributed_command_with_one_gpu(tmp_path):
+    text = _pod(_container("t", gpus=1, extra="      command: [deepspeed, train.py]\n"))
+    found = lint(tmp_path, text, "--select", "GPU705")
+    assert where(found) == [("GPU705", 7, 7)]
+    assert "runs deepspeed" in found[0]["message"]
+
+
+def test_gpu705_disk_backed_emptydir(tmp_path):
+    mount = "      volumeMounts:\n        - name: shm\n          mountPath: /dev/shm\n"
+    volumes = "  volumes:\n    - name: shm\n      emptyDir: {}\n"
+    text = _pod(_container("t", gpus=4, extra=mount), spec=volumes)
+    found = lint(tmp_path, text, "--select", "GPU705")
+    assert where(found) == [("GPU705", 10, 7)]
+    assert "disk-backed emptyDir" in found[0]["message"]
+    memory = volumes.replace("{}", "{medium: Memory}")
+    assert (
+        lint(
+            tmp_path, _pod(_container("t", gpus=4, extra=mount), spec=memory), "--select", "GPU705"
+        )
+        == []
+    )
+
+
+def test_gpu705_single_gpu_host_ipc_and_ray_pass(tmp_path):
+    assert lint(tmp_path, _pod(_container("t", gpus=1)), "--select", "GPU705") == []
+    text = _pod(_container("t", gpus=2), spec="  hostIPC: true\n")
+    assert lint(tmp_path, text, "--select", "GPU705") == []
+
+
+def test_gpu705_replicated_training_role(tmp_path):
+    text = """\
+        apiVersion: kubeflow.org/v1
+        kind: PyTorchJob
+        metadata:
+          name: pt
+        spec:
+          pytorchReplicaSpecs:
+            Worker:
+              replicas: 4
+              template:
+                spec:
+                  containers:
+                    - name: pytorch
+                      image: x:1
+                      resources:
+                        limits:
+                          nvidia.com/gpu: 1
+        """
+    found = lint(tmp_path, text, "--select", "GPU705")
+    assert where(found) == [("GPU705", 12, 15)]
+    assert "runs 4 replicas" in found[0]["message"]
+
+
+def test_gpu705_kuberay_mounts_shm_itself(tmp_path):
+    text = """\
+        apiVersion: ray.io/v1
+        kind: RayCluster
+        metadata:
+          name: rc
+        spec:
+          headGroupSpec:
+            template:
+              spec:
+                containers:
+                  - name: ray-head
+                    image: rayproject/ray:2.52.0
+                    resources:
+                      limits:
+                        nvidia.com/gpu: 4
+        """
+    assert lint(tmp_path, text, "--select", "GPU705") == []
+
+
+# --- GPU706 env-shell-variable -----------------------------------------------------------------
+
+
+def test_gpu706_shell_references(tmp_path):
+    text = _pod(
+        _container(
+            "a",
+            env={
+                "LD_LIBRARY_PATH": "${LD_LIBRARY_PATH}:/usr/local/nvidia/lib64",
+                "HF_HOME": "$HOME/.cache",
+                "GOOD": "$(HOME)/x",
+                "ESCAPED": "$$HOME",
+                "PRICE": '"5$"',
+            },
+        )
+    )
+    found = lint(tmp_path, text, "--select", "GPU706")
+    assert where(found) == [("GPU706", 11, 18), ("GPU706", 13, 18)]
+    assert "env LD_LIBRARY_PATH uses ${LD_LIBRARY_PATH}" in found[0]["message"]
+    assert "literal text '${LD_LIBRARY_PATH}:/usr/local/nvidia/lib64'" in found[0]["message"]
+    assert "env HF_HOME uses $HOME" in found[1]["message"]
