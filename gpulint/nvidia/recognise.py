@@ -1,0 +1,135 @@
+"""What a document that is not a Kubernetes resource is, by its content.
+
+Values files carry no ``apiVersion``/``kind``; they are recognised by keys only
+their chart reads. An umbrella chart's values hold a chart's values under its
+name (``nvidia-device-plugin:``, ``gpu-operator:``). ``--values-for CHART``
+(``Settings.extra["values_for"]``) places a values file that content cannot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+DEVICE_PLUGIN_CHART = "nvidia-device-plugin"
+OPERATOR_CHART = "gpu-operator"
+PLUGIN_CONFIG = "device-plugin-config"
+CHARTS = (DEVICE_PLUGIN_CHART, OPERATOR_CHART)
+
+# Top-level keys of the device plugin's config file (api/config/v1).
+CONFIG_KEYS = frozenset({"version", "flags", "resources", "sharing", "imex"})
+# Plugin flags the device plugin chart reads at the top level of its values.
+_DP_FLAG_KEYS = frozenset(
+    {
+        "migStrategy",
+        "failOnInitError",
+        "compatWithCPUManager",
+        "deviceListStrategy",
+        "deviceIDStrategy",
+        "nvidiaDriverRoot",
+        "nvidiaDevRoot",
+        "gdrcopyEnabled",
+        "gdsEnabled",
+        "mofedEnabled",
+        "deviceDiscoveryStrategy",
+    }
+)
+# Keys only the GPU Operator chart has (its components).
+_OPERATOR_KEYS = frozenset(
+    {
+        "driver",
+        "toolkit",
+        "dcgm",
+        "dcgmExporter",
+        "migManager",
+        "nodeStatusExporter",
+        "validator",
+        "vgpuManager",
+        "vgpuDeviceManager",
+        "vfioManager",
+        "sandboxWorkloads",
+        "sandboxDevicePlugin",
+        "kataManager",
+        "ccManager",
+        "clusterPolicy",
+        "gpuCluster",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Placed:
+    kind: str  # DEVICE_PLUGIN_CHART, OPERATOR_CHART or PLUGIN_CONFIG
+    prefix: tuple  # where the recognised mapping sits in the document
+
+
+def is_resource(data: Any) -> bool:
+    return isinstance(data, dict) and "apiVersion" in data and "kind" in data
+
+
+def is_plugin_config(data: Any) -> bool:
+    """``version``/``flags``/``sharing``: the plugin's config file (keys match in any case)."""
+    if not isinstance(data, dict) or is_resource(data):
+        return False
+    keys = {str(k).lower() for k in data}
+    if not (keys & {"flags", "sharing"}):
+        return False
+    known = {k.lower() for k in CONFIG_KEYS}
+    return "version" in keys or keys <= known
+
+
+def _is_operator_values(data: dict) -> bool:
+    plugin = data.get("devicePlugin")
+    if isinstance(plugin, dict) and ({"repository", "version"} & set(plugin)):
+        return True
+    mig = data.get("mig")
+    if isinstance(mig, dict) and "strategy" in mig and len(_OPERATOR_KEYS & set(data)) >= 1:
+        return True
+    return len(_OPERATOR_KEYS & set(data)) >= 2
+
+
+def _is_device_plugin_values(data: dict) -> bool:
+    if _DP_FLAG_KEYS & set(data):
+        return True
+    image = data.get("image")
+    if isinstance(image, dict):
+        repository = image.get("repository")
+        if isinstance(repository, str) and repository.rstrip("/").endswith(
+            "nvidia/k8s-device-plugin"
+        ):
+            return True
+    config = data.get("config")
+    if isinstance(config, dict) and "map" in config and isinstance(config.get("map"), dict):
+        return any(isinstance(v, str) and is_config_text(v) for v in config["map"].values())
+    return False
+
+
+def is_config_text(text: str) -> bool:
+    """A string that looks like a plugin config (cheap test before parsing it)."""
+    return "version" in text and ("flags" in text or "sharing" in text)
+
+
+def place(data: Any, values_for: str | None = None) -> list[Placed]:
+    """What a non-resource document is (possibly several charts in an umbrella's values)."""
+    if not isinstance(data, dict) or is_resource(data):
+        return []
+    if is_plugin_config(data):
+        return [Placed(PLUGIN_CONFIG, ())]
+    if values_for in CHARTS:
+        return [Placed(values_for, ())]
+    if _is_operator_values(data):
+        return [Placed(OPERATOR_CHART, ())]
+    if _is_device_plugin_values(data):
+        return [Placed(DEVICE_PLUGIN_CHART, ())]
+    found = []
+    for chart in CHARTS:  # an umbrella chart's values: the subchart's values under its name
+        sub = data.get(chart)
+        if isinstance(sub, dict):
+            found.append(Placed(chart, (chart,)))
+    return found
+
+
+def values_for(settings: Any) -> str | None:
+    extra = getattr(settings, "extra", None) or {}
+    chosen = extra.get("values_for")
+    return chosen if chosen in CHARTS else None

@@ -1,0 +1,78 @@
+"""
+## What it checks
+Values of the NVIDIA device plugin Helm chart (`nvidia-device-plugin`),
+recognised by content or named with `--values-for nvidia-device-plugin`,
+against the keys and types its templates read: unknown keys (with a
+did-you-mean), values of the wrong type, bad enum values, the top-level
+`version` key the chart does not have, `gfd.noTimestamp`/`gfd.sleepInterval`
+(declared but never read), and the values that make the chart fail to render
+(`namespace`, `config.name` with `config.map`, several `config.map` entries
+without a default).
+
+## Why it matters
+The chart ships no `values.schema.json`, so Helm accepts anything and renders
+only what the templates read. `version: v0.16.2` pins nothing: the image stays
+at the chart's appVersion. Each plugin flag is passed only when its YAML type
+matches (`typeIs "bool"`), so `failOnInitError: "false"` as a string is
+dropped and the plugin keeps its default.
+
+## Failing example
+```yaml
+# file: values.yaml
+version: v0.16.2  # <- GPU403
+failOnInitError: "false"  # <- GPU403
+migStrategy: single
+devicePlugin:
+  enabeld: true  # <- GPU403
+```
+
+## Passing example
+```yaml
+# file: values.yaml
+image:
+  tag: v0.16.2
+failOnInitError: false
+migStrategy: single
+devicePlugin:
+  enabled: true
+```
+
+## How to fix
+Pin the plugin with `image.tag` or with `helm install --version`; write
+booleans unquoted; fix the key the did-you-mean names. Check a values file
+gpulint cannot place by content with `--values-for nvidia-device-plugin`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.nvidia import recognise, values
+from gpulint.nvidia.configs import at_path
+from gpulint.parse import Document
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU403",
+    "device-plugin-values-invalid",
+    Severity.WARNING,
+    "A device plugin chart value the chart never reads, or of the wrong type.",
+    __doc__,
+)
+
+
+@rule.document_check
+def check(doc: Document, ctx: Context) -> Iterator[Report]:
+    for where in recognise.place(doc.data, recognise.values_for(ctx.settings)):
+        if where.kind != recognise.DEVICE_PLUGIN_CHART:
+            continue
+        data = at_path(doc.data, where.prefix)
+        if not isinstance(data, dict):
+            continue
+        for problem in values.problems(data):
+            yield Report(where.prefix + problem.path, problem.message, at=problem.at)

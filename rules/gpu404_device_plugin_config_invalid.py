@@ -1,0 +1,95 @@
+"""
+## What it checks
+The device plugin's config file (`version: v1`, `flags`, `sharing`), standalone,
+in a ConfigMap, or in the chart's `config.map` (and the GPU Operator chart's
+`devicePlugin.config.data`): a `version` other than `v1`; unknown keys; values
+of the wrong type; sharing `resources` without a name or `replicas`, or with
+`replicas` below 2; time-slicing and MPS together; `migStrategy: mixed` with
+MPS; and the fields the plugin ignores with a warning (`rename`, `devices`
+other than `all`, the top-level `resources`). A config inside a string is
+reported at its entry, with the path inside it in the message.
+
+## Why it matters
+The plugin decodes the file leniently: an unknown or misspelt key (`replica`,
+`timeslicing` under the wrong parent) is dropped without a word, so the GPUs
+are simply not shared. A wrong type or version, `replicas: 1`, or `mixed` with
+MPS stop the plugin at start ("number of replicas must be >= 2", "using
+--mig-strategy=mixed is not supported with MPS"), and the node advertises no
+GPUs.
+
+## Failing example
+```yaml
+# file: config.yaml
+version: v1
+sharing:
+  timeSlicing:
+    renameByDefault: true
+    resources:
+      - name: nvidia.com/gpu
+        replicas: 1  # <- GPU404
+        rename: gpu-shared  # <- GPU404
+    failRequestGreaterThanOne: true  # <- GPU404
+```
+
+## Passing example
+```yaml
+# file: config.yaml
+version: v1
+sharing:
+  timeSlicing:
+    renameByDefault: true
+    failRequestsGreaterThanOne: true
+    resources:
+      - name: nvidia.com/gpu
+        replicas: 4
+```
+
+## How to fix
+Keep `version: v1`, fix the keys the did-you-mean names, set `replicas` to 2 or
+more, use `renameByDefault: true` instead of `rename`, and pick one sharing
+strategy (MPS does not work with `mixed`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.resource import Resource
+from gpulint.nvidia import configs, plugin_config, recognise
+from gpulint.parse import Document
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU404",
+    "device-plugin-config-invalid",
+    Severity.ERROR,
+    "The device plugin config file is invalid, or has settings the plugin ignores.",
+    __doc__,
+)
+
+
+def _reports(config: configs.FoundConfig) -> Iterator[Report]:
+    for problem in plugin_config.problems(config.data):
+        if config.embedded:
+            inner = ".".join(str(p) for p in problem.path)
+            yield Report(config.path, f"{config.label}, at {inner}: {problem.message}")
+        else:
+            yield Report(config.path + problem.path, problem.message, at=problem.at)
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    for config in configs.resource_configs(resource):
+        yield from _reports(config)
+
+
+@rule.document_check
+def check_document(doc: Document, ctx: Context) -> Iterator[Report]:
+    placed = recognise.place(doc.data, recognise.values_for(ctx.settings))
+    for config in configs.document_configs(doc.data, placed):
+        yield from _reports(config)

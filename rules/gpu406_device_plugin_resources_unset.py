@@ -1,0 +1,149 @@
+"""
+## What it checks
+A device plugin or GPU feature discovery container (NVIDIA's
+`k8s-device-plugin` image) without a CPU request, a memory request and a
+memory limit. In the device plugin chart's values and the GPU Operator's
+`devicePlugin.resources`, a `resources` block that is set but misses one of
+them.
+
+## Why it matters
+Without requests the plugin pod is BestEffort: under memory pressure the
+kubelet evicts it first, and with it the node stops advertising GPUs and
+reporting their health until it comes back. Without a memory limit a leak in
+the plugin can take memory from the GPU workloads beside it.
+
+## Failing example
+```yaml
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: nvidia-device-plugin
+  namespace: kube-system
+  labels: {app.kubernetes.io/managed-by: Helm}
+spec:
+  selector:
+    matchLabels: {name: nvidia-device-plugin}
+  template:
+    metadata:
+      labels: {name: nvidia-device-plugin}
+    spec:
+      containers:
+        - name: nvidia-device-plugin
+          image: nvcr.io/nvidia/k8s-device-plugin:v0.17.4
+          resources:  # <- GPU406
+            limits:
+              memory: 64Mi
+```
+
+## Passing example
+```yaml
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: nvidia-device-plugin
+  namespace: kube-system
+  labels: {app.kubernetes.io/managed-by: Helm}
+spec:
+  selector:
+    matchLabels: {name: nvidia-device-plugin}
+  template:
+    metadata:
+      labels: {name: nvidia-device-plugin}
+    spec:
+      containers:
+        - name: nvidia-device-plugin
+          image: nvcr.io/nvidia/k8s-device-plugin:v0.17.4
+          resources:
+            requests:
+              cpu: 50m
+              memory: 64Mi
+            limits:
+              memory: 128Mi
+```
+
+## How to fix
+Set `resources.requests.cpu`, `resources.requests.memory` and
+`resources.limits.memory` (chart: the `resources` value; GPU Operator:
+`devicePlugin.resources`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from gpulint.findings import Severity
+from gpulint.model.resource import Resource
+from gpulint.nvidia import containers, operator, recognise
+from gpulint.nvidia.configs import at_path
+from gpulint.parse import Document
+from gpulint.registry import Report, Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Context
+
+rule = Rule(
+    "GPU406",
+    "device-plugin-resources-unset",
+    Severity.WARNING,
+    "A device plugin container without CPU and memory requests and a memory limit.",
+    __doc__,
+)
+
+NEEDED = (("requests", "cpu"), ("requests", "memory"), ("limits", "memory"))
+
+
+def missing(resources: Any) -> list[str]:
+    resources = resources if isinstance(resources, dict) else {}
+    found = []
+    for section, name in NEEDED:
+        block = resources.get(section)
+        if not isinstance(block, dict) or block.get(name) in (None, ""):
+            found.append(f"{section}.{name}")
+    return found
+
+
+def _message(what: str, gaps: list[str]) -> str:
+    return (
+        f"{what} sets no {', '.join(gaps)}; a BestEffort or Burstable plugin pod is evicted "
+        "first under memory pressure and the node stops advertising its GPUs"
+    )
+
+
+@rule.resource_check
+def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    view = operator.cluster_policy(resource)
+    if view is not None:
+        yield from _set_but_incomplete(view.field("devicePlugin", "resources"), "devicePlugin")
+        return
+    for container in containers.plugin_containers(resource):
+        gaps = missing(container.data.get("resources"))
+        if gaps:
+            yield Report(
+                container.path + ("resources",),
+                _message(f"the plugin container ({container.image})", gaps),
+                container=container.name,
+            )
+
+
+@rule.document_check
+def check_values(doc: Document, ctx: Context) -> Iterator[Report]:
+    for where in recognise.place(doc.data, recognise.values_for(ctx.settings)):
+        data = at_path(doc.data, where.prefix)
+        if not isinstance(data, dict):
+            continue
+        if where.kind == recognise.DEVICE_PLUGIN_CHART and "resources" in data:
+            found = (where.prefix + ("resources",), data["resources"])
+            yield from _set_but_incomplete(found, "resources")
+        elif where.kind == recognise.OPERATOR_CHART:
+            view = operator.values_view(data, where.prefix)
+            yield from _set_but_incomplete(view.field("devicePlugin", "resources"), "devicePlugin")
+
+
+def _set_but_incomplete(found: tuple | None, what: str) -> Iterator[Report]:
+    # An empty block is the chart's own default; a block someone filled in should be whole.
+    if found is None or not isinstance(found[1], dict) or not found[1]:
+        return
+    gaps = missing(found[1])
+    if gaps:
+        yield Report(found[0], _message(f"{what} resources", gaps))

@@ -1,0 +1,140 @@
+"""
+## What it checks
+A serving workload (Deployment, StatefulSet, LeaderWorkerSet, KServe and other
+serving CRDs, or any pod with a readiness probe or container ports that is not
+a batch job) on a time-sliced or MPS-shared GPU: it requests a `.shared`
+resource (`nvidia.com/gpu.shared`), requires `nvidia.com/gpu.sharing-strategy`
+(`time-slicing` or `mps`) or a `-SHARED` product label, or requests a resource
+that a sharing config in the same run replicates (a config file, a ConfigMap,
+the chart's `config.map`). GPU infrastructure is exempt.
+
+## Why it matters
+Time-slicing gives no isolation: co-located pods take turns on the whole GPU
+and share its memory and fault domain. One noisy neighbour (a batch job, a
+long prefill) stalls every other pod on that GPU, so request latency becomes
+unpredictable and one out-of-memory error can take all of them down. MPS
+limits compute but still shares a fault domain.
+
+## Failing example
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: chat
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: chat}
+  template:
+    metadata:
+      labels: {app: chat}
+    spec:
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.6.3
+          ports:
+            - containerPort: 8000
+          resources:
+            limits:
+              nvidia.com/gpu.shared: 1  # <- GPU601
+```
+
+## Passing example
+```yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: chat
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: chat}
+  template:
+    metadata:
+      labels: {app: chat}
+    spec:
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.6.3
+          ports:
+            - containerPort: 8000
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+```
+
+## How to fix
+Give serving workloads whole GPUs or MIG slices (hardware isolation: own
+memory, own compute, own fault domain), and keep time-slicing for notebooks,
+CI and batch work that tolerate stalls. If sharing is deliberate, suppress
+the finding with a reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gpulint.findings import Severity
+from gpulint.model.gpu import is_shared_resource
+from gpulint.nvidia import facts
+from gpulint.parse import Document
+from gpulint.registry import Rule
+
+if TYPE_CHECKING:
+    from gpulint.engine import Anchor, Context
+
+rule = Rule(
+    "GPU601",
+    "shared-gpu-latency-sensitive",
+    Severity.WARNING,
+    "A serving workload runs on a time-sliced or MPS-shared GPU.",
+    __doc__,
+)
+
+_WHY = "one noisy neighbour stalls every pod on that GPU"
+
+
+@rule.document_collector
+def collect(doc: Document, ctx: Context) -> list:
+    found = facts.of(doc, ctx)
+    return [*found.sharing, *(u for u in found.uses if u.serving)]
+
+
+@rule.finalizer
+def finalize(found: list, ctx: Context) -> Iterator[tuple[Anchor, str]]:
+    replicated: dict[str, facts.SharingFact] = {}
+    for fact in found:
+        if isinstance(fact, facts.SharingFact):
+            replicated.setdefault(fact.advertised, fact)
+    done: set[str] = set()
+    uses = [f for f in found if isinstance(f, facts.GpuUse)]
+    for use in uses:  # the strongest evidence first: a shared resource, then a selector
+        if use.pod not in done and is_shared_resource(use.resource):
+            done.add(use.pod)
+            yield (
+                use.anchor,
+                (
+                    f"this serving workload requests {use.resource}, a time-sliced or MPS-shared "
+                    f"GPU; "
+                    f"{_WHY}"
+                ),
+            )
+    for use in uses:
+        if use.pod not in done and use.selector is not None:
+            done.add(use.pod)
+            anchor, text = use.selector
+            yield anchor, (f"this serving workload runs on shared GPUs: it requires {text}; {_WHY}")
+    for use in uses:
+        sharing = replicated.get(use.resource)
+        if use.pod not in done and sharing is not None:
+            done.add(use.pod)
+            replicas = f" x{sharing.replicas}" if sharing.replicas else ""
+            where = facts.where(sharing.anchor)
+            yield (
+                use.anchor,
+                (
+                    f"this serving workload requests {use.resource}, which {sharing.label} "
+                    f"({where}) shares by {sharing.strategy}{replicas}; {_WHY}"
+                ),
+            )
