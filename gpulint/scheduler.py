@@ -37,6 +37,25 @@ REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 REASON_NODE_NAME = "node(s) didn't match the requested node name"
 REASON_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
 
+# Labels that name a node or its place rather than its hardware: a pod pinned to another
+# value of these was pinned on purpose, so such a mismatch is never called stale.
+PLACEMENT_LABELS = frozenset(
+    {
+        "kubernetes.io/hostname",
+        "kubernetes.io/os",
+        "kubernetes.io/arch",
+        "topology.kubernetes.io/zone",
+        "topology.kubernetes.io/region",
+        "failure-domain.beta.kubernetes.io/zone",
+        "failure-domain.beta.kubernetes.io/region",
+        "cloud.google.com/gke-nodepool",
+        "eks.amazonaws.com/nodegroup",
+        "kubernetes.azure.com/agentpool",
+        "agentpool",
+        "karpenter.sh/nodepool",
+    }
+)
+
 
 @dataclass(frozen=True)
 class Term:
@@ -310,5 +329,7 @@ def stale_label(
         return None
     only = missed[0]
     if only.operator != "In" or "matchFields" in only.path or only.key not in node.labels:
+        return None
+    if only.key in PLACEMENT_LABELS:
         return None
     return only

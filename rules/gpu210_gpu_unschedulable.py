@@ -126,6 +126,7 @@ from gpulint.model import placement
 from gpulint.model.nodes import NodeView
 from gpulint.model.placement import USAGE
 from gpulint.model.resource import Resource
+from gpulint.model.scheduling import LabelRequirement
 from gpulint.registry import Rule
 
 if TYPE_CHECKING:
@@ -140,6 +141,7 @@ rule = Rule(
 )
 
 _SHOWN_NODES = 3  # stale-label nodes named in the message before "and N more"
+_SHOWN_LABELS = 2
 
 
 @rule.collector
@@ -191,23 +193,27 @@ def _bound(fact: placement.PodFact, nodes: list[NodeView], usage: dict) -> str |
 
 def _stale(fact: placement.PodFact, nodes: list[NodeView], usage: dict) -> tuple[str, tuple]:
     """Text and requirement path when one label value alone keeps the pod off some nodes."""
-    hits = []
+    groups: dict[tuple, tuple[LabelRequirement, list[NodeView]]] = {}
     for node in nodes:
         req = scheduler.stale_label(fact.req, node, usage.get(node.name))
         if req is not None:
-            hits.append((node, req))
-    if not hits:
+            groups.setdefault(req.path, (req, []))[1].append(node)
+    if not groups:
         return "", ()
-    node, req = hits[0]
-    names = ", ".join(n.name for n, _ in hits[:_SHOWN_NODES])
-    more = f" and {len(hits) - _SHOWN_NODES} more" if len(hits) > _SHOWN_NODES else ""
-    wanted = req.values[0] if req.values else ""
+    texts = []
+    for req, hits in list(groups.values())[:_SHOWN_LABELS]:
+        shown = ", ".join(f'{n.name} has "{n.labels.get(req.key)}"' for n in hits[:_SHOWN_NODES])
+        more = f" and {len(hits) - _SHOWN_NODES} more" if len(hits) > _SHOWN_NODES else ""
+        wanted = req.values[0] if req.values else ""
+        texts.append(
+            f"only the label {req.key} stands in the way on {len(hits)} node(s) that pass every "
+            f'other filter: the pod asks for {req.key}="{wanted}", {shown}{more}'
+        )
+    text = "; ".join(texts)
     return (
-        f" Only the label {req.key} keeps it off node(s) {names}{more}, which pass every "
-        f'other filter: the pod asks for {req.key}="{wanted}", node {node.name} has '
-        f'"{node.labels.get(req.key)}" (a label left stale by a hardware change, or a '
-        "selector written for the old hardware).",
-        req.path,
+        f" {text[0].upper()}{text[1:]}; if the label went stale when the hardware changed, "
+        "update the selector or relabel the node(s).",
+        next(iter(groups)),
     )
 
 
