@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from gpulint import __version__
+from gpulint import __version__, adoption
 from gpulint.findings import RunResult, Severity
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -59,6 +59,7 @@ def cli() -> None:
 )
 @click.option("--stdin-filename", default=None, help="Name to give standard input ('-').")
 @click.option("--verbose", "-v", is_flag=True, help="Say more about what was read and how.")
+@adoption.options
 @click.option(
     "--cluster",
     "cluster",
@@ -73,6 +74,14 @@ def cli() -> None:
     type=click.Path(exists=True),
     help="Running pods ('kubectl get pods -A -o yaml'): subtract the GPUs they hold.",
 )
+@click.option(
+    "--values-for",
+    "values_for",
+    type=click.Choice(["nvidia-device-plugin", "gpu-operator"]),
+    default=None,
+    help="Read YAML files that are not Kubernetes objects as this chart's values "
+    "(for values files gpulint cannot place by content).",
+)
 def check(
     paths: tuple[str, ...],
     formats: tuple[str, ...],
@@ -84,6 +93,7 @@ def check(
     verbose: bool,
     cluster: tuple[str, ...] = (),
     pods: str | None = None,
+    values_for: str | None = None,
 ) -> None:
     """Lint manifests, folders, or standard input ('-')."""
     from gpulint.discover import discover
@@ -96,6 +106,8 @@ def check(
     if not formats:
         formats = ("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",)
     registry = default_registry()
+    setup = adoption.setup(registry)  # config file (exit 2 on mistakes), suppressions, baseline
+    registry = setup.registry
     unknown = registry.unknown(_split(select) + _split(ignore))
     if unknown:
         raise click.UsageError(f"unknown rule(s): {', '.join(unknown)} (see 'gpulint rules')")
@@ -106,7 +118,11 @@ def check(
         stdin_filename=stdin_filename,
         verbose=verbose,
     )
-    targets, errors = discover(paths or (".",))
+    setup.apply(settings)
+    if values_for:
+        settings.extra["values_for"] = values_for
+    targets, errors = discover(paths or (".",), excluded=setup.excluded)
+    targets = setup.keep(targets)
     if cluster or pods:
         from gpulint.cluster import prepare
 
@@ -117,6 +133,7 @@ def check(
     result = run(targets, build_context(settings, registry))
     result.errors[:0] = errors
     result.errors.sort(key=lambda e: e.sort_key())
+    setup.finish(result)
     _write_outputs(result, formats, outputs)
     sys.exit(exit_code(result, settings.fail_on))
 
@@ -154,6 +171,14 @@ def list_rules() -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(3)] if rows else [0, 0, 0]
     for code, name, severity, summary in rows:
         click.echo(f"{code:<{widths[0]}}  {name:<{widths[1]}}  {severity:<{widths[2]}}  {summary}")
+
+
+@cli.command(name="config-schema")
+def config_schema() -> None:
+    """Print the JSON Schema of .gpulint.yaml (for editor completion)."""
+    from gpulint.config import schema_text
+
+    click.echo(schema_text(), nl=False)
 
 
 @cli.command()

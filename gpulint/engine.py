@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpulint import positions
+from gpulint import positions, suppress
 from gpulint.discover import Target
 from gpulint.findings import (
     Finding,
@@ -60,6 +60,14 @@ def _read_stdin(target: Target, settings: Settings) -> tuple[list[Source], list[
 register_reader("file", _read_file)
 register_reader("stdin", _read_stdin)
 
+# Called on every source before parsing (Helm's --chart-dir attaches a template mapper).
+SourceHook = Callable[[Source, Settings], None]
+_SOURCE_HOOKS: list[SourceHook] = []
+
+
+def register_source_hook(hook: SourceHook) -> None:
+    _SOURCE_HOOKS.append(hook)
+
 
 @dataclass(frozen=True)
 class Anchor:
@@ -70,6 +78,7 @@ class Anchor:
     resource: ResourceRef | None
     container: str | None
     template: str | None
+    template_location: Location | None = None
 
 
 @dataclass
@@ -81,13 +90,15 @@ class Context:
     def anchor(
         self, resource: Resource, path: tuple, container: str | None = None, at: str = "key"
     ) -> Anchor:
-        location, pointer = locate(resource.doc, resource.prefix + tuple(path), at)
-        return Anchor(location, pointer, resource.ref, container, resource.doc.template)
+        location, pointer, template, at_template = place(
+            resource.doc, resource.prefix + tuple(path), at
+        )
+        return Anchor(location, pointer, resource.ref, container, template, at_template)
 
     def document_anchor(self, doc: Document, path: tuple, at: str = "key") -> Anchor:
         """A place in a document that is not a resource (a values or config file)."""
-        location, pointer = locate(doc, tuple(path), at)
-        return Anchor(location, pointer, None, None, doc.template)
+        location, pointer, template, at_template = place(doc, tuple(path), at)
+        return Anchor(location, pointer, None, None, template, at_template)
 
 
 @dataclass
@@ -96,6 +107,8 @@ class FileResult:
     errors: list[InputError] = field(default_factory=list)
     facts: dict[str, list[Any]] = field(default_factory=dict)
     files: int = 0
+    notices: list[str] = field(default_factory=list)
+    directives: list[Any] = field(default_factory=list)  # suppressions found (suppress.py)
 
 
 def json_pointer(path: Iterable[Any]) -> str:
@@ -105,6 +118,17 @@ def json_pointer(path: Iterable[Any]) -> str:
 def locate(doc: Document, path: tuple, at: str = "key") -> tuple[Location, str]:
     (line, column, end_line, end_column), _found = positions.resolve(doc.node, path, at)
     return Location(doc.source.path, line, column, end_line, end_column), json_pointer(path)
+
+
+def place(doc: Document, path: tuple, at: str = "key") -> tuple:
+    """(location, pointer, template, template location): a renderer's mapper may move
+    the location to the template or origin file the document came from."""
+    location, pointer = locate(doc, path, at)
+    mapper = doc.source.meta.get("mapper")
+    if mapper is None:
+        return location, pointer, doc.template, None
+    location, template, at_template = mapper(doc, path, at, location)
+    return location, pointer, template, at_template
 
 
 def effective_severity(rule: Rule, settings: Settings) -> Severity:
@@ -119,7 +143,7 @@ def make_finding(
     report: Report,
     resource: Resource | None,
 ) -> Finding:
-    location, pointer = locate(doc, prefix + tuple(report.path), report.at)
+    location, pointer, template, at_template = place(doc, prefix + tuple(report.path), report.at)
     return Finding(
         code=rule.code,
         name=rule.name,
@@ -129,7 +153,8 @@ def make_finding(
         pointer=pointer,
         resource=resource.ref if resource else None,
         container=report.container,
-        template=doc.template,
+        template=template,
+        template_location=at_template,
         properties=dict(report.properties),
     )
 
@@ -145,6 +170,7 @@ def finding_from_anchor(rule: Rule, settings: Settings, anchor: Anchor, message:
         resource=anchor.resource,
         container=anchor.container,
         template=anchor.template,
+        template_location=anchor.template_location,
     )
 
 
@@ -169,11 +195,17 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
                 facts = rule.collect(resource, ctx)
                 if facts:
                     result.facts.setdefault(rule.code, []).extend(facts)
+        if settings.verbose and resource.generic:
+            result.notices.append(
+                f"{resource.kind} ({resource.api_version}) is not in the workload table; "
+                "its pod specs were found generically (a mapping with containers that have images)"
+            )
 
 
 def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     documents, errors = parse(source)
     result.errors.extend(errors)
+    start = len(result.findings)
     for doc in documents:
         if not isinstance(doc.data, dict):
             # Kubernetes objects, values and config files are all mappings.
@@ -198,6 +230,7 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
                     1,
                 )
             )
+    suppress.in_source(source, documents, result.findings[start:], result, ctx.settings)
 
 
 def lint_target(target: Target, ctx: Context) -> FileResult:
@@ -211,6 +244,9 @@ def lint_target(target: Target, ctx: Context) -> FileResult:
     result.errors.extend(errors)
     for source in sources:
         result.files += 1
+        for hook in _SOURCE_HOOKS:
+            hook(source, ctx.settings)
+        result.notices.extend(source.meta.get("notices", ()))
         lint_source(ctx, source, result)
     return result
 
@@ -223,18 +259,23 @@ def build_context(settings: Settings, registry: Registry | None = None) -> Conte
 def run(targets: Iterable[Target], ctx: Context) -> RunResult:
     findings: list[Finding] = []
     errors: list[InputError] = []
+    directives: list[Any] = []
+    notices: dict[str, None] = {}  # in order, each said once
     files = 0
     for target in targets:
         result = lint_target(target, ctx)
         findings.extend(result.findings)
         errors.extend(result.errors)
+        notices.update(dict.fromkeys(result.notices))
         files += result.files
+        directives.extend(result.directives)
         for code, facts in result.facts.items():
             ctx.facts.setdefault(code, []).extend(facts)
     for rule in ctx.rules:
         if rule.finalize is not None:
             for anchor, message in rule.finalize(ctx.facts.get(rule.code, []), ctx) or ():
                 findings.append(finding_from_anchor(rule, ctx.settings, anchor, message))
+    suppress.finish(ctx, findings, directives)
     findings.sort(key=Finding.sort_key)
     errors.sort(key=InputError.sort_key)
-    return RunResult(findings, errors, [r.info for r in ctx.rules], files)
+    return RunResult(findings, errors, [r.info for r in ctx.rules], files, list(notices))

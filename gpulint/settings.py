@@ -23,5 +23,11 @@ class Settings:
     extended_resource_toleration: bool = False
     stdin_filename: str | None = None
     verbose: bool = False
+    # Team adoption (gpulint/config.py, suppress.py, baseline.py); all picklable.
+    exemptions: tuple = ()  # config.Exemption entries
+    suppressions: bool = True  # honour annotation and comment suppressions
+    require_reason: bool = False
+    baseline: dict | None = None  # fingerprint -> count of findings already accepted
+    baseline_file: str | None = None
     # Free-form settings that later features read (kept picklable for --jobs).
     extra: dict = field(default_factory=dict)

@@ -1,0 +1,66 @@
+"""
+## What it checks
+A suppression without a reason: a `# gpulint: disable=...` comment with nothing
+after the rules (and the optional `until=`), or an annotation
+`ignore-check.gpulint.io/<rule>` / `gpulint.io/ignore-all` whose value is empty.
+The suppression still works; with `--require-reason` (or `require-reason: true`
+in the config file) this is an error and the suppression is ignored.
+
+## Why it matters
+A silenced finding is a decision someone took; without the reason, a reviewer
+cannot tell an accepted risk from a silenced bug. The reason is kept in SARIF
+as the suppression's justification.
+
+## Failing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+  annotations:
+    ignore-check.gpulint.io/gpu-node-selection-missing: ""  # <- GPU002
+spec:
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        requests:
+          nvidia.com/gpu: 1  # gpulint: disable=GPU101  # <- GPU002
+```
+
+## Passing example
+```yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+  annotations:
+    ignore-check.gpulint.io/gpu-node-selection-missing: "single-model GPU pool"
+spec:
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        requests:
+          nvidia.com/gpu: 1  # gpulint: disable=GPU101 our admission webhook adds the limit
+```
+
+## How to fix
+Write why the finding is accepted after the rules:
+`# gpulint: disable=GPU101 webhook adds the limit (PLAT-123)`, or as the
+annotation's value.
+"""
+
+from __future__ import annotations
+
+from gpulint.findings import Severity
+from gpulint.registry import Rule
+
+# Reported by gpulint/suppress.py once all files are read; the rule holds no check.
+rule = Rule(
+    "GPU002",
+    "suppression-reason-missing",
+    Severity.NOTE,
+    "A suppression gives no reason for accepting the finding.",
+    __doc__,
+)
