@@ -4,7 +4,9 @@ A container holding GPUs whose CPU and memory are not fully set for the
 Guaranteed QoS class: a `cpu` or `memory` limit is missing, or a request
 differs from its limit. (A request may be left out: Kubernetes copies the
 limit into it.) The message says which of the cpu/memory requests and limits
-are missing or unequal.
+are missing or unequal. For a KServe `InferenceService`, whose webhook fills
+a cpu or memory left out entirely with equal default request and limit, only
+half-set or unequal values are reported.
 
 ## Why it matters
 Only a pod whose every container has CPU and memory limits equal to its
@@ -98,11 +100,23 @@ def _section(container: Container, name: str) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def _problems(container: Container) -> tuple[list[str], list[str]]:
+# Kinds whose admission webhook fills a missing cpu/memory request and limit with equal
+# defaults (KServe's InferenceService defaulter: the inferenceservice-config resource defaults).
+DEFAULTED_BY_CONTROLLER = {("serving.kserve.io", "InferenceService")}
+
+
+def _defaulted(resource: Resource) -> bool:
+    group = resource.api_version.rsplit("/", 1)[0] if "/" in resource.api_version else ""
+    return (group, resource.kind) in DEFAULTED_BY_CONTROLLER
+
+
+def _problems(container: Container, defaulted: bool) -> tuple[list[str], list[str]]:
     """(missing entries, unequal request/limit pairs) for cpu and memory."""
     requests, limits = _section(container, "requests"), _section(container, "limits")
     missing, unequal = [], []
     for name in ("cpu", "memory"):
+        if defaulted and name not in limits and name not in requests:
+            continue
         if name not in limits:
             if name not in requests:
                 missing.append(f"{name} request")
@@ -121,10 +135,11 @@ def _join(items: list[str]) -> str:
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    defaulted = _defaulted(resource)
     for container in resource.containers():
         if not container.gpus or is_infra_container(container):
             continue
-        missing, unequal = _problems(container)
+        missing, unequal = _problems(container, defaulted)
         if not missing and not unequal:
             continue
         gpus = ", ".join(f"{n} {c}" for n, c in sorted(container.gpus.items()))

@@ -10,10 +10,10 @@ from the number of GPUs it holds:
 - Text Generation Inference `--num-shard` or the env `NUM_SHARD`;
 - torchrun `--nproc-per-node`/`--nproc_per_node`.
 
-When the command spreads the group over several pods (`--nnodes N`, a Ray
-cluster, `--distributed-executor-backend ray`), a degree larger than the
-container's GPUs is expected and only a split that cannot come out even is
-reported.
+When the model is spread over several pods (`--nnodes N`, a Ray cluster,
+`--distributed-executor-backend ray`, a `LeaderWorkerSet` group of more than
+one pod), a degree larger than the container's GPUs is expected and only a
+split that cannot come out even is reported.
 
 ## Why it matters
 More ranks than GPUs fails at start-up (vLLM: `The number of required GPUs
@@ -103,17 +103,28 @@ rule = Rule(
     __doc__,
 )
 
-# Operators that run one pod per node of a Ray cluster.
-_RAY_GROUPS = ("ray.io",)
+LWS_GROUP = "leaderworkerset.x-k8s.io"
 
 
 def _group(resource: Resource) -> str:
     return resource.api_version.rsplit("/", 1)[0] if "/" in resource.api_version else ""
 
 
+def _spans_pods(resource: Resource) -> bool:
+    """Kinds whose model groups span several pods: a Ray cluster, a LeaderWorkerSet of size > 1."""
+    group, spec = _group(resource), resource.obj.get("spec")
+    if group == "ray.io":
+        return True
+    if group == LWS_GROUP and isinstance(spec, dict):
+        template = spec.get("leaderWorkerTemplate")
+        size = template.get("size") if isinstance(template, dict) else None
+        return isinstance(size, int) and not isinstance(size, bool) and size > 1
+    return False
+
+
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    ray = _group(resource) in _RAY_GROUPS
+    group_of_pods = _spans_pods(resource)
     for container in resource.containers():
         held = total_gpus(container.gpus)
         if not held or is_infra_container(container):
@@ -124,7 +135,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         wanted = found.per_pod
         if wanted == held:
             continue
-        spread = found.multi_node or ray
+        spread = found.multi_node or group_of_pods
         if wanted > held and spread and wanted % held == 0:
             continue  # the group spans several pods of `held` GPUs each
         gpus = ", ".join(f"{n} {c}" for n, c in sorted(container.gpus.items()))

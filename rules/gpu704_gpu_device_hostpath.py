@@ -4,7 +4,9 @@ A `hostPath` volume on a GPU device node (`/dev/nvidia*`, `/dev/dri`,
 `/dev/kfd`) or on the driver's libraries and tools (`/usr/local/nvidia`,
 `/run/nvidia/driver`, GKE's `/home/kubernetes/bin/nvidia`, `libcuda.so`,
 `libnvidia-*`, `nvidia-smi`), in any workload. GPU infrastructure, which
-installs and serves the driver, is exempt.
+installs and serves the driver, is exempt, and so is a volume that a GPU
+infrastructure container of the pod mounts (a helper container in the GPU
+Operator's driver pod shares the driver's volumes).
 
 ## Why it matters
 Devices and driver files mounted from the host reach the container without the
@@ -63,8 +65,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
-from gpulint.model.infra import is_infra_pod
-from gpulint.model.resource import Resource
+from gpulint.model.infra import is_infra_container, is_infra_pod
+from gpulint.model.resource import PodSpec, Resource
 from gpulint.registry import Report, Rule
 
 if TYPE_CHECKING:
@@ -102,6 +104,17 @@ def gpu_host_path(path: str) -> str | None:
     return None
 
 
+def _mounted_by_infra(pod: PodSpec, volume: str) -> bool:
+    """Whether a GPU infrastructure container of the pod mounts the volume (it exists for it)."""
+    for container in pod.containers:
+        mounts = container.data.get("volumeMounts")
+        if not isinstance(mounts, list) or not is_infra_container(container):
+            continue
+        if any(isinstance(m, dict) and m.get("name") == volume for m in mounts):
+            return True
+    return False
+
+
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for pod in resource.pod_specs:
@@ -119,6 +132,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             if what is None:
                 continue
             name = volume.get("name", f"#{i}")
+            if _mounted_by_infra(pod, name):
+                continue
             yield Report(
                 pod.path + ("volumes", i, "hostPath", "path"),
                 f"hostPath volume {name!r} mounts {what} ({path}) from the node, bypassing the "

@@ -7,8 +7,9 @@ more than one GPU, when a container runs a distributed launcher (`torchrun`,
 (`--tensor-parallel-size 2`...), or when it is a replicated role (more than
 one replica) of a distributed-training kind (Kubeflow `PyTorchJob`, `MPIJob`,
 `TrainJob`..., `JobSet`, Volcano `Job`). Pods with `hostIPC: true` use the
-node's `/dev/shm` and pass. KubeRay adds the volume to Ray pods itself, so
-`ray.io` kinds are not checked.
+node's `/dev/shm` and pass. KubeRay adds the volume to Ray pods itself and
+KServe's `LLMInferenceService` inherits it from its `LLMInferenceServiceConfig`
+templates, so those kinds are not checked.
 
 ## Why it matters
 A container's `/dev/shm` is 64 MiB unless something bigger is mounted there,
@@ -100,12 +101,25 @@ DISTRIBUTED_TRAINING = {
     "jobset.x-k8s.io": {"JobSet"},
     "batch.volcano.sh": {"Job"},
 }
-# Operators that mount a memory-backed /dev/shm themselves (KubeRay: "shared-mem").
-SHM_PROVIDED = ("ray.io",)
+# Kinds whose controller mounts a memory-backed /dev/shm itself: KubeRay adds "shared-mem"
+# to every Ray container; KServe merges an LLMInferenceService's template onto its
+# LLMInferenceServiceConfig templates, which mount "dshm" (None: every kind of the group).
+SHM_PROVIDED: dict[str, set[str] | None] = {
+    "ray.io": None,
+    "serving.kserve.io": {"LLMInferenceService"},
+}
 
 
 def _group(resource: Resource) -> str:
     return resource.api_version.rsplit("/", 1)[0] if "/" in resource.api_version else ""
+
+
+def _shm_provided(resource: Resource) -> bool:
+    group = _group(resource)
+    if group not in SHM_PROVIDED:
+        return False
+    kinds = SHM_PROVIDED[group]
+    return kinds is None or resource.kind in kinds
 
 
 def _reason(pod: PodSpec, resource: Resource) -> str | None:
@@ -151,7 +165,7 @@ def _shm_volume(pod: PodSpec, container: Container) -> tuple[bool, str]:
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    if _group(resource) in SHM_PROVIDED:
+    if _shm_provided(resource):
         return
     for pod in resource.pod_specs:
         if not pod.requests_gpu or is_infra_pod(pod) or pod.spec.get("hostIPC") is True:

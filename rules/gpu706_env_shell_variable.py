@@ -4,6 +4,11 @@ An environment variable `value` that refers to another variable the shell
 way, `${VAR}` or `$VAR`. Kubernetes expands only `$(VAR)`, and only for
 variables defined earlier in the same container (`$$` escapes a `$`).
 
+Not reported: a value that is nothing but one reference (`value: $HF_TOKEN`,
+an `envsubst` placeholder in a file that is a template), and options meant
+for a launcher script (a variable named `*_ARGS`, `*_OPTS`, `*_OPTIONS`,
+`*_FLAGS`, or a value starting with `-`), which such scripts often `eval`.
+
 ## Why it matters
 No shell reads `env` values: the kubelet passes them to the container as they
 are, after replacing `$(VAR)` references. `LD_LIBRARY_PATH:
@@ -88,6 +93,20 @@ rule = Rule(
 _SHELL_REF = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
+# A value that is nothing but one reference is an envsubst placeholder (`value: $HF_TOKEN`):
+# the file is a template filled before it is applied, like `image: ${IMAGE}`.
+_PLACEHOLDER = re.compile(r"^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$")
+# Options handed to a launcher script, which word-splits or evals them
+# (KServe's vLLM launcher runs `eval "vllm serve ... ${VLLM_ADDITIONAL_ARGS}"`).
+_ARGS_NAME = re.compile(r"(?:ARGS|OPTS|OPTIONS|FLAGS)$", re.IGNORECASE)
+
+
+def meant_for_a_shell(name: str, value: str) -> bool:
+    """Values a shell or envsubst, not the kubelet, is expected to expand."""
+    text = value.strip()
+    return bool(_PLACEHOLDER.match(text) or _ARGS_NAME.search(name) or text.startswith("-"))
+
+
 def shell_references(value: str) -> list[str]:
     """The shell-style references in a value, as written (``${HOME}``, ``$HOME``)."""
     return [m.group(0) for m in _SHELL_REF.finditer(value) if m.group(0) != "$$"]
@@ -104,10 +123,10 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         for i, item in enumerate(env):
             if not isinstance(item, dict) or not isinstance(item.get("value"), str):
                 continue
+            name = str(item.get("name", f"#{i}"))
             found = shell_references(item["value"])
-            if not found:
+            if not found or meant_for_a_shell(name, item["value"]):
                 continue
-            name = item.get("name", f"#{i}")
             names = ", ".join(dict.fromkeys(found))
             yield Report(
                 container.path + ("env", i, "value"),

@@ -261,3 +261,51 @@ def test_gpu706_shell_references(tmp_path):
     assert "env LD_LIBRARY_PATH uses ${LD_LIBRARY_PATH}" in found[0]["message"]
     assert "literal text '${LD_LIBRARY_PATH}:/usr/local/nvidia/lib64'" in found[0]["message"]
     assert "env HF_HOME uses $HOME" in found[1]["message"]
+
+
+def test_gpu704_volume_shared_with_an_infrastructure_container(tmp_path):
+    mount = "      volumeMounts:\n        - name: fw\n          mountPath: /lib/firmware\n"
+    volumes = "  volumes:\n    - name: fw\n      hostPath:\n        path: /run/nvidia/driver/lib\n"
+    driver = _container("driver", image="nvcr.io/nvidia/driver:550.54.15", extra=mount)
+    helper = _container("toolkit", image="quay.io/openshift/driver-toolkit:4.14", extra=mount)
+    assert lint(tmp_path, _pod(driver, helper, spec=volumes), "--select", "GPU704") == []
+    # the same volume in a workload pod is reported
+    found = lint(tmp_path, _pod(helper, spec=volumes), "--select", "GPU704")
+    assert where(found) == [("GPU704", 9, 9)]
+
+
+def test_gpu705_llm_inference_service_inherits_shm_from_its_config(tmp_path):
+    text = """\
+        apiVersion: serving.kserve.io/v1alpha1
+        kind: LLMInferenceService
+        metadata:
+          name: llm
+        spec:
+          template:
+            containers:
+              - name: main
+                resources:
+                  limits:
+                    nvidia.com/gpu: 8
+        """
+    assert lint(tmp_path, text, "--select", "GPU705") == []
+    config = text.replace("kind: LLMInferenceService", "kind: LLMInferenceServiceConfig")
+    assert where(lint(tmp_path, config, "--select", "GPU705")) == [("GPU705", 8, 9)]
+
+
+def test_gpu706_placeholders_and_launcher_options_pass(tmp_path):
+    text = _pod(
+        _container(
+            "a",
+            env={
+                "HF_TOKEN": "$HF_TOKEN",
+                "IMAGE_TAG": "${TAG}",
+                "VLLM_ADDITIONAL_ARGS": "'--kv-events-config topic=kv@${POD_IP}'",
+                "EXTRA": "'--host=$POD_IP'",
+                "CACHE": "${HOME}/cache",
+            },
+        )
+    )
+    found = lint(tmp_path, text, "--select", "GPU706")
+    assert where(found) == [("GPU706", 19, 18)]
+    assert "env CACHE uses ${HOME}" in found[0]["message"]

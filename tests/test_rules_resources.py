@@ -422,3 +422,52 @@ def test_gpu107_container_without_gpus_or_degree_is_ignored(tmp_path):
         "      resources:\n        limits:\n          nvidia.com/gpu: 2\n"
     )
     assert lint(tmp_path, text, "--select", "GPU107") == []
+
+
+def test_gpu107_leader_worker_set_group_spans_pods(tmp_path):
+    text = """\
+        apiVersion: leaderworkerset.x-k8s.io/v1
+        kind: LeaderWorkerSet
+        metadata:
+          name: trt
+        spec:
+          leaderWorkerTemplate:
+            size: 2
+            leaderTemplate:
+              spec:
+                containers:
+                  - name: leader
+                    image: x:1
+                    command: [sh, -c, "python3 server.py leader --pp=8 --tp=2"]
+                    resources:
+                      limits:
+                        nvidia.com/gpu: 8
+        """
+    assert lint(tmp_path, text, "--select", "GPU107") == []
+    single = text.replace("size: 2", "size: 1")
+    found = lint(tmp_path, single, "--select", "GPU107")
+    assert where(found) == [("GPU107", 13, 31)]
+    assert "--tp 2 x --pp 8 = 16 GPUs per pod" in found[0]["message"]
+
+
+def test_gpu106_kserve_webhook_fills_missing_cpu_and_memory(tmp_path):
+    text = """\
+        apiVersion: serving.kserve.io/v1beta1
+        kind: InferenceService
+        metadata:
+          name: isvc
+        spec:
+          predictor:
+            model:
+              modelFormat: {name: pytorch}
+              resources:
+                limits:
+                  nvidia.com/gpu: 1
+        """
+    assert lint(tmp_path, text, "--select", "GPU106") == []
+    half = text.replace(
+        "limits:\n", "requests:\n                  cpu: 2\n                limits:\n"
+    )
+    found = lint(tmp_path, half, "--select", "GPU106")
+    assert where(found) == [("GPU106", 12, 9)]
+    assert "has no cpu limit;" in found[0]["message"]

@@ -22,7 +22,7 @@ from math import prod
 from gpulint.model.resource import Container
 
 TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp", "--tp-size")
-PP_FLAGS = ("--pipeline-parallel-size", "-pp", "--pp-size")
+PP_FLAGS = ("--pipeline-parallel-size", "-pp", "--pp", "--pp-size")
 VLLM_DP_FLAGS = ("--data-parallel-size", "-dp")
 VLLM_DP_LOCAL_FLAGS = ("--data-parallel-size-local", "-dpl")
 SGLANG_DP_FLAGS = ("--dp", "--dp-size")
