@@ -241,28 +241,51 @@ def _ignored_fields(here: tuple, where: str, label: str, entry: dict) -> list[Pr
     return found
 
 
-def _allowed(schema: dict, path: tuple) -> set[str]:
-    """Property names the schema allows at ``path`` (for case-insensitive matching)."""
-    node = schema
+def _canonical(data: Any, schema: dict) -> Any:
+    """A copy whose keys take the schema's spelling where they match in another case."""
+    if isinstance(data, list):
+        return [_canonical(item, schema.get("items", {})) for item in data]
+    if not isinstance(data, dict):
+        return data
+    properties = schema.get("properties") or {}
+    lowered = {name.lower(): name for name in properties}
+    copy = {}
+    for key, value in data.items():
+        name = key if key in properties or not isinstance(key, str) else lowered.get(key.lower())
+        name = name or key
+        copy[name] = _canonical(value, properties.get(name, {}))
+    return copy
+
+
+def _actual(config: Any, path: tuple) -> tuple:
+    """A path in the canonical copy -> the same place with the keys as written."""
+    found, node = [], config
     for part in path:
-        if isinstance(part, int):
-            node = node.get("items", {})
-        else:
-            node = (node.get("properties") or {}).get(part, {})
-    return set((node.get("properties") or {}).keys())
+        if isinstance(node, dict) and isinstance(part, str) and part not in node:
+            part = next((k for k in node if isinstance(k, str) and k.lower() == part.lower()), part)
+        found.append(part)
+        node = (
+            node.get(part)
+            if isinstance(node, dict)
+            else (
+                node[part]
+                if isinstance(node, list) and isinstance(part, int) and part < len(node)
+                else None
+            )
+        )
+    return tuple(found)
 
 
 def _schema_problems(config: dict) -> list[Problem]:
     schema = schema_check.load_schema(SCHEMA)
     found = []
-    for problem in schema_check.check(config, SCHEMA):
+    for canonical in schema_check.check(_canonical(config, schema), SCHEMA):
+        problem = schema_check.SchemaProblem(
+            _actual(config, canonical.path), canonical.message, canonical.at
+        )
         if problem.path[-1:] == ("migStrategy",):
             continue  # GPU402 reports MIG strategies
         if problem.at == "key" and problem.message.startswith("unknown key"):
-            key = str(problem.path[-1])
-            allowed = _allowed(schema, problem.path[:-1])
-            if key.lower() in {a.lower() for a in allowed}:
-                continue  # encoding/json matches field names case-insensitively
             found.append(
                 Problem(problem.path, f"{problem.message}; the plugin ignores it silently")
             )

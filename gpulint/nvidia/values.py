@@ -78,7 +78,7 @@ def _explain(values: dict, problem: schema_check.SchemaProblem) -> Problem | Non
             'values.yaml or via --set on the command line is no longer supported." '
             "(use helm --namespace)",
         )
-    if len(path) == 1 and path[0] in TYPE_GATED and problem.at == "value":
+    if len(path) == 1 and path[0] in TYPE_GATED and _wrong_type(path[0], values.get(path[0])):
         kind, env, default = TYPE_GATED[path[0]]
         value = values.get(path[0])
         if path[0] == "migStrategy":
@@ -93,6 +93,11 @@ def _explain(values: dict, problem: schema_check.SchemaProblem) -> Problem | Non
     if problem.message.startswith("unknown key"):
         return Problem(path, f"{problem.message}; the chart never reads it (Helm ignores it)")
     return Problem(path, f"{_dotted(path)}: {problem.message}", problem.at)
+
+
+def _wrong_type(key: str, value: Any) -> bool:
+    kind = TYPE_GATED[key][0]
+    return value is not None and not isinstance(value, bool if kind == "bool" else str)
 
 
 def _tag_hint(version: Any) -> str:

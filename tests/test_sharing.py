@@ -1,0 +1,202 @@
+"""GPU504 (MIG strategy vs MIG requests), GPU601 and GPU602 (shared GPUs), across files."""
+
+from __future__ import annotations
+
+from tests.conftest import findings_json, lint, where
+
+
+def _workload(kind: str, resources: str, extra: str = "", name: str = "w", after: str = "") -> str:
+    """A workload whose first GPU resource line is line 14, column 13; ``after`` follows at
+    the pod spec's level (a node selector)."""
+    api = "batch/v1" if kind == "Job" else "apps/v1"
+    return f"""\
+apiVersion: {api}
+kind: {kind}
+metadata:
+  name: {name}
+spec:
+  template:
+    spec:
+      containers:
+      - name: c
+        image: registry.example.com/app:1.0
+        {extra or "args: []"}
+        resources:
+          limits:
+{resources}{after}"""
+
+
+MIG = "            nvidia.com/mig-1g.10gb: 1\n"
+
+
+def _policy(strategy: str) -> str:
+    return (
+        "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n"
+        f"  mig:\n    strategy: {strategy}\n"
+    )
+
+
+# GPU504 ---------------------------------------------------------------------------------
+
+
+def test_gpu504_single_in_cluster_policy(tmp_path, write):
+    write("policy.yaml", _policy("single"))
+    write("job.yaml", _workload("Job", MIG))
+    found = findings_json(str(tmp_path), "--select", "GPU504")["findings"]
+    assert where(found) == [("GPU504", 14, 13)]
+    assert found[0]["path"].endswith("job.yaml")
+    assert "MIG strategy single (" in found[0]["message"]
+    assert "policy.yaml:7" in found[0]["message"]
+
+
+def test_gpu504_quiet_with_mixed_or_unknown(tmp_path, write):
+    write("job.yaml", _workload("Job", MIG))
+    assert findings_json(str(tmp_path), "--select", "GPU504")["findings"] == []  # no deployment
+    write("policy.yaml", _policy("mixed"))
+    assert findings_json(str(tmp_path), "--select", "GPU504")["findings"] == []
+    # a values file whose configs live in an external ConfigMap: the strategy is unknown
+    write("policy.yaml", "image:\n  tag: v0.17.4\nconfig:\n  name: plugin-configs\n")
+    assert findings_json(str(tmp_path), "--select", "GPU504")["findings"] == []
+
+
+def test_gpu504_default_none_of_a_daemonset_and_a_config_map_entry(tmp_path, write):
+    write(
+        "ds.yaml",
+        """\
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata:
+          name: nvidia-device-plugin
+        spec:
+          template:
+            spec:
+              containers:
+              - name: plugin
+                image: nvcr.io/nvidia/k8s-device-plugin:v0.17.4
+        """,
+    )
+    write("job.yaml", _workload("Job", MIG))
+    found = findings_json(str(tmp_path), "--select", "GPU504")["findings"]
+    assert where(found) == [("GPU504", 14, 13)]
+    assert "MIG strategy none (" in found[0]["message"]
+    # a second deployment whose chart config.map offers mixed: some nodes can serve MIG
+    write(
+        "values.yaml",
+        "config:\n  map:\n    default: |-\n      version: v1\n      flags:\n"
+        "        migStrategy: mixed\n",
+    )
+    assert findings_json(str(tmp_path), "--select", "GPU504")["findings"] == []
+
+
+def test_gpu504_mig_strategy_label_contradicted(tmp_path, write):
+    write("values.yaml", "migStrategy: single\n")
+    pod = _workload(
+        "Deployment",
+        "            nvidia.com/gpu: 1\n",
+        after="      nodeSelector:\n        nvidia.com/mig.strategy: mixed\n",
+    )
+    write("deploy.yaml", pod)
+    found = findings_json(str(tmp_path), "--select", "GPU504")["findings"]
+    assert where(found) == [("GPU504", 16, 9)]
+    assert "nvidia.com/mig.strategy In ['mixed']" in found[0]["message"]
+
+
+# GPU601 ---------------------------------------------------------------------------------
+
+
+def test_gpu601_shared_resource_and_selector(tmp_path):
+    shared = _workload("Deployment", "            nvidia.com/gpu.shared: 1\n", name="a")
+    selected = _workload(
+        "StatefulSet",
+        "            nvidia.com/gpu: 1\n",
+        after="      nodeSelector:\n        nvidia.com/gpu.sharing-strategy: time-slicing\n",
+        name="b",
+    )
+    batch = _workload("Job", "            nvidia.com/gpu.shared: 1\n", name="c")
+    found = lint(tmp_path, "---\n".join([shared, selected, batch]), "--select", "GPU601")
+    assert where(found) == [("GPU601", 14, 13), ("GPU601", 31, 9)]
+    assert "nvidia.com/gpu.sharing-strategy=time-slicing" in found[1]["message"]
+
+
+def test_gpu601_resource_replicated_by_a_config_in_another_path(tmp_path, write):
+    config = write(
+        "cluster/time-slicing.yaml",
+        """\
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: time-slicing-config
+        data:
+          any: |-
+            version: v1
+            sharing:
+              timeSlicing:
+                resources:
+                - name: nvidia.com/gpu
+                  replicas: 4
+        """,
+    )
+    pod = write(
+        "apps/pod.yaml",
+        """\
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: api
+        spec:
+          containers:
+          - name: server
+            image: registry.example.com/api:1.0
+            readinessProbe: {httpGet: {path: /health, port: 8000}}
+            resources:
+              limits:
+                nvidia.com/gpu: 1
+        """,
+    )
+    found = findings_json(str(config), str(pod), "--select", "GPU601")["findings"]
+    assert where(found) == [("GPU601", 12, 9)]
+    message = found[0]["message"]
+    assert "ConfigMap time-slicing-config" in message and "time-slicing x4" in message
+    # alone, the pod is not known to share anything
+    assert findings_json(str(pod), "--select", "GPU601")["findings"] == []
+
+
+def test_gpu601_renamed_resources_and_infrastructure(tmp_path, write):
+    write(
+        "config.yaml",
+        "version: v1\nsharing:\n  timeSlicing:\n    renameByDefault: true\n"
+        "    resources:\n    - name: nvidia.com/gpu\n      replicas: 2\n",
+    )
+    write("web.yaml", _workload("Deployment", "            nvidia.com/gpu: 1\n"))
+    plugin = _workload(
+        "Deployment", "            nvidia.com/gpu.shared: 1\n", name="exporter"
+    ).replace("registry.example.com/app:1.0", "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5")
+    write("exporter.yaml", plugin)
+    # renamed: plain nvidia.com/gpu is not shared, and infrastructure is exempt
+    assert findings_json(str(tmp_path), "--select", "GPU601")["findings"] == []
+
+
+# GPU602 ---------------------------------------------------------------------------------
+
+
+def test_gpu602_more_than_one_shared_replica(tmp_path, write):
+    write("two.yaml", _workload("Job", "            nvidia.com/gpu.shared: 2\n"))
+    write("one.yaml", _workload("Job", "            nvidia.com/gpu.shared: 1\n", name="one"))
+    found = findings_json(str(tmp_path), "--select", "GPU602")["findings"]
+    assert where(found) == [("GPU602", 14, 13)]
+    assert found[0]["path"].endswith("two.yaml")
+    assert "maximum request size for shared resources is 1" in found[0]["message"]
+
+
+def test_gpu602_mps_config_rejects_by_default(tmp_path, write):
+    write(
+        "values.yaml",
+        "config:\n  map:\n    default: |-\n      version: v1\n      sharing:\n"
+        "        mps:\n          resources:\n          - name: nvidia.com/gpu\n"
+        "            replicas: 4\n",
+    )
+    write("job.yaml", _workload("Job", "            nvidia.com/gpu: 2\n"))
+    found = findings_json(str(tmp_path), "--select", "GPU602")["findings"]
+    assert where(found) == [("GPU602", 14, 13)]
+    assert "the kubelet rejects it" in found[0]["message"]
+    assert "config 'default' in config.map" in found[0]["message"]
