@@ -8,7 +8,8 @@ names the GPU, such as `nvidia.com/gpu.product`, `nvidia.com/gpu.family`,
 `karpenter.k8s.aws/instance-gpu-name` or `eks.amazonaws.com/instance-gpu-name`
 (a GKE node pool or an AKS agent pool counts: each has one machine type).
 Every affinity term must pin a model, since the scheduler may pick any term.
-Preferred affinity does not count. Pods that request only MIG devices
+Preferred affinity does not count; a scheduler annotation that picks the GPU
+type (HAMi's `nvidia.com/use-gputype`) does. Pods that request only MIG devices
 (`nvidia.com/mig-<profile>`) already name their slice and are left alone, as is
 GPU infrastructure.
 
@@ -81,7 +82,7 @@ from typing import TYPE_CHECKING
 from gpulint.findings import Severity
 from gpulint.model.gpu import is_mig_resource
 from gpulint.model.gpu_labels import is_gpu_label, pins_model
-from gpulint.model.gpu_use import first_gpu_limit
+from gpulint.model.gpu_use import first_gpu_limit, model_annotation
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import requirement_sets
@@ -106,7 +107,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if not gpus or all(is_mig_resource(name) for name in gpus) or is_infra_pod(pod):
             continue
         sets = requirement_sets(pod.spec)
-        if all(any(pins_model(req) for req in reqs) for reqs in sets):
+        if all(any(pins_model(req) for req in reqs) for reqs in sets) or model_annotation(pod):
             continue
         anchor = first_gpu_limit(pod)
         if anchor is None:

@@ -3,8 +3,9 @@
 A pod template that requests GPUs but tolerates no GPU taint: no toleration on
 a GPU taint key (`nvidia.com/gpu` by default; the GPU taint keys are a
 setting of the configuration file, for clusters that taint GPU nodes differently,
-and tolerating any one of them is enough) with effect `NoSchedule` or no effect, and no key-less
-`operator: Exists`. A toleration keyed on a MIG resource name
+and tolerating any one of them is enough; a vendor's key such as `nvidia.com/gpu`
+concerns only pods that request that vendor's GPUs) with effect `NoSchedule` or
+no effect, and no key-less `operator: Exists`. A toleration keyed on a MIG resource name
 (`nvidia.com/mig-1g.10gb`) does not count: GPU nodes are tainted on
 `nvidia.com/gpu`, whatever MIG strategy they run. GPU infrastructure is left alone
 (GPU207 covers it).
@@ -98,7 +99,7 @@ from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
 from gpulint.model.gpu import is_mig_resource
-from gpulint.model.gpu_use import first_gpu_limit
+from gpulint.model.gpu_use import first_gpu_limit, taint_keys_for, vendor_of
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import tolerates_key, tolerations
@@ -118,12 +119,12 @@ rule = Rule(
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    keys = tuple(ctx.settings.gpu_taint_keys)
-    if not keys:
-        return
     for pod in resource.pod_specs:
         gpus = pod.effective_gpus
         if not gpus or is_infra_pod(pod):
+            continue
+        keys = taint_keys_for({vendor_of(n) for n in gpus}, tuple(ctx.settings.gpu_taint_keys))
+        if not keys:
             continue
         if any(tolerates_key(pod.spec, key) for key in keys):
             continue

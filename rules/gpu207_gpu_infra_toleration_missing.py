@@ -4,7 +4,8 @@ A DaemonSet of GPU infrastructure (device plugin, GPU feature discovery, DCGM
 exporter, the GPU Operator's components, node feature discovery, AMD and Intel
 plugins; recognised by image) whose pod template does not tolerate the GPU taint
 (`nvidia.com/gpu` by default; with several GPU taint keys configured, each one
-must be tolerated, since the DaemonSet has to run on every GPU node). A key-less
+must be tolerated, since the DaemonSet has to run on every GPU node; an AMD or
+Intel plugin is not expected to tolerate NVIDIA's `nvidia.com/gpu`). A key-less
 `operator: Exists` tolerates everything and is enough.
 
 ## Why it matters
@@ -72,6 +73,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
+from gpulint.model.gpu_use import image_vendor, taint_keys_for
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import tolerates_key
@@ -96,7 +98,9 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for pod in resource.pod_specs:
         if not is_infra_pod(pod):
             continue
-        missing = [k for k in ctx.settings.gpu_taint_keys if not tolerates_key(pod.spec, k)]
+        vendors = {image_vendor(c.image) for c in pod.regular_containers()}
+        keys = taint_keys_for(vendors, tuple(ctx.settings.gpu_taint_keys))
+        missing = [k for k in keys if not tolerates_key(pod.spec, k)]
         if not missing:
             continue
         images = sorted({c.image for c in pod.regular_containers() if c.image})

@@ -53,3 +53,53 @@ def first_gpu_limit(pod: PodSpec) -> tuple[tuple, str, str, int] | None:
             section = "limits" if name in (resources.get("limits") or {}) else "requests"
             return container.path + ("resources", section, name), container.name, name, count
     return None
+
+
+# GPU vendors by the API domain of their resource names and taint keys.
+_VENDOR_DOMAINS = {"nvidia.com": "nvidia", "amd.com": "amd", "gpu.intel.com": "intel"}
+
+
+def vendor_of(name: str) -> str | None:
+    """``nvidia.com/gpu`` -> nvidia; a key of no GPU vendor (``sku``) -> None."""
+    return _VENDOR_DOMAINS.get(name.split("/", 1)[0]) if "/" in name else None
+
+
+def image_vendor(image: str) -> str | None:
+    """Vendor of a GPU infrastructure image (None: serves any vendor, such as NFD)."""
+    text = image.lower()
+    if "rocm/" in text or "amd" in text.split("/")[-1]:
+        return "amd"
+    if "intel" in text:
+        return "intel"
+    if "nvidia" in text:
+        return "nvidia"
+    return None
+
+
+def taint_keys_for(vendors: set[str | None], keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The GPU taint keys that concern pods of these vendors: an NVIDIA taint keeps
+    NVIDIA nodes, not AMD ones; a vendor-neutral key (``sku``) concerns them all."""
+    if None in vendors:
+        return keys
+    return tuple(k for k in keys if vendor_of(k) in (None, *vendors))
+
+
+# Annotations that pin the GPU type for the pod: HAMi's (examples/nvidia/
+# specify_card_type_to_use.yaml) on the pod, KServe's (docs/samples/accelerators,
+# turned into a gke-accelerator node selector) on the InferenceService.
+_MODEL_ANNOTATIONS = (
+    "nvidia.com/use-gputype",
+    "nvidia.com/use-gpuuuid",
+    "serving.kserve.io/gke-accelerator",
+)
+
+
+def model_annotation(pod: PodSpec) -> str | None:
+    """An annotation, on the pod template or its object, that pins the GPU type."""
+    for metadata in (pod.metadata, pod.resource.metadata):
+        annotations = metadata.get("annotations")
+        if isinstance(annotations, dict):
+            for key in _MODEL_ANNOTATIONS:
+                if annotations.get(key):
+                    return key
+    return None
