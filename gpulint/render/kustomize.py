@@ -66,7 +66,10 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
         if opts.load_restrictor:
             argv += ["--load-restrictor", opts.load_restrictor]
         if opts.enable_plugins:
-            argv += ["--enable-alpha-plugins", "--enable-exec"]
+            # kubectl kustomize has no --enable-exec: it runs container functions only.
+            argv += ["--enable-alpha-plugins"]
+            if prefix[1] == "build":
+                argv += ["--enable-exec"]
         outcome = run_tool(argv, opts.timeout)
     if not outcome.ok:
         message = outcome.message.replace(base + os.sep, "").replace(base, folder)

