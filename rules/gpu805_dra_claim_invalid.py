@@ -142,10 +142,14 @@ def _explain(resource: Resource, version: str, problem: schema_check.SchemaProbl
     rejected = f'the API server rejects it: strict decoding error: unknown field "{dotted(path)}"'
     if problem.message.startswith("unknown key"):
         if key in _EXACT_FIELDS and _is_request(parent) and version in EXACTLY_VERSIONS:
+            misplaced = [k for k in _get(obj, parent) if k in _EXACT_FIELDS]
+            if key != misplaced[0]:
+                return None  # one finding per request, at its first misplaced field
             return (
-                f"{key} sits directly on request {_get(obj, parent + ('name',))!r}; in "
-                f"{resource.api_version} it belongs under exactly: (only v1beta1 put it on "
-                f"the request); {rejected}"
+                f"{', '.join(misplaced)} {'sits' if len(misplaced) == 1 else 'sit'} directly on "
+                f"request {_get(obj, parent + ('name',))!r}; in {resource.api_version} "
+                f"{'it belongs' if len(misplaced) == 1 else 'they belong'} under exactly: (only "
+                f"v1beta1 put them on the request); {rejected}"
             )
         if key == "exactly" and _is_request(parent) and version not in EXACTLY_VERSIONS:
             return (
@@ -163,6 +167,10 @@ def _explain(resource: Resource, version: str, problem: schema_check.SchemaProbl
             return None  # the fields sit on the request; reported at each of them
         if field == "deviceClassName" and isinstance(node, dict) and "exactly" in node:
             return None  # v1 shape in a v1beta1 object; reported at exactly
+        if isinstance(node, dict) and any(
+            k != field and schema_check.closest(str(k), [field]) for k in node
+        ):
+            return None  # a misspelling of it is reported, with the did-you-mean
         where = dotted(path + (field,))
         if field == "cel" and isinstance(node, dict) and "expression" in node:
             return (
