@@ -202,3 +202,20 @@ def setup(registry: Any) -> Setup:
     if flags["exclude"]:
         result.filters.append(PathFilter(flags["exclude"], os.getcwd()))
     return result
+
+
+def configured_registry() -> Any:
+    """The rules with the custom rules of the config file found from here (for listing)."""
+    from gpulint import config as config_mod
+    from gpulint.discover import display_path
+    from gpulint.registry import Registry, default_registry
+
+    registry = default_registry()
+    path = config_mod.find_config()
+    if path is None:
+        return registry
+    try:
+        found = config_mod.load_config(display_path(path), registry)
+    except config_mod.ConfigError as exc:
+        _fail([f"{e.file}:{e.line}:{e.column}: error [config] {e.message}" for e in exc.errors])
+    return Registry(list(registry) + found.custom_rules) if found.custom_rules else registry

@@ -66,7 +66,7 @@ def _bad_quantities(schema: Any, path: tuple = ()) -> tuple[tuple, str] | None:
                 try:
                     parse_quantity(value)
                 except QuantityError:
-                    return path + (key,), f"{key}: {value!r} is not a Kubernetes quantity"
+                    return path + (key,), f"{value!r} is not a Kubernetes quantity"
             else:
                 found = _bad_quantities(value, path + (key,))
                 if found:
