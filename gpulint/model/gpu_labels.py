@@ -210,6 +210,11 @@ def suggest_products(value: str) -> list[str]:
     """``nvidia.com/gpu.product`` values that ``value`` probably meant (GFD suffixes kept)."""
     base, profile, shared = catalog.split_product(value)
     found = _prefer_prefixed(_match(base, catalog.product_labels()))
+    if profile:
+        # Only GPUs that offer the MIG profile the value names.
+        found = [
+            f for f in found if profile in getattr(catalog.gpu_for_product(f), "mig_profiles", {})
+        ]
     suffix = (f"-MIG-{profile}" if profile else "") + ("-SHARED" if shared else "")
     return [label + suffix for label in found]
 
