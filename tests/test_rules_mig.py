@@ -190,3 +190,34 @@ def test_one_device_or_shared_replicas_alone_are_silent(tmp_path):
     )
     shared = pod(LIMIT.format("nvidia.com/mig-1g.10gb.shared", 2))
     assert lint(tmp_path, shared, "--select", "GPU503") == []
+
+
+DRA_CLASS = """
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: mig.example.com
+spec:
+  selectors:
+    - cel:
+        expression: "device.attributes['gpu.nvidia.com'].profile == '{profile}'"
+  extendedResourceName: nvidia.com/mig-{resource}
+"""
+
+
+def test_dra_selector_and_extended_resource_name_profiles(tmp_path):
+    text = DRA_CLASS.format(profile="3g.20gbb", resource="3g.2ogb")
+    found = lint(tmp_path, text, "--select", "GPU501")
+    assert where(found) == [("GPU501", 8, 21), ("GPU501", 9, 25)]
+    assert "did you mean '3g.20gb'" in found[0]["message"]
+    assert "extendedResourceName nvidia.com/mig-3g.2ogb" in found[1]["message"]
+    # The driver's attribute spells +me; the resource name spells .me.
+    good = DRA_CLASS.format(profile="1g.10gb+me", resource="1g.10gb.me")
+    assert lint(tmp_path, good, "--select", "GPU501") == []
+
+
+def test_selectors_of_other_drivers_are_not_read(tmp_path):
+    text = DRA_CLASS.format(profile="gold", resource="1g.10gb").replace(
+        "gpu.nvidia.com", "nic.example.com"
+    )
+    assert lint(tmp_path, text, "--select", "GPU501") == []

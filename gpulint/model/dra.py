@@ -249,3 +249,21 @@ def claim_objects(resource: Resource) -> list[ClaimObject]:
 def namespaces_match(a: str | None, b: str | None) -> bool:
     """Objects without a namespace land in whatever namespace they are applied to."""
     return a is None or b is None or a == b
+
+
+def cel_expressions(resource: Resource) -> Iterator[tuple[tuple, str]]:
+    """Every ``cel.expression`` string of a DRA object, with its path."""
+
+    def walk(node: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
+        if isinstance(node, dict):
+            cel = node.get("cel")
+            if isinstance(cel, dict) and isinstance(cel.get("expression"), str):
+                yield path + ("cel", "expression"), cel["expression"]
+            for key, value in node.items():
+                if key != "cel":
+                    yield from walk(value, path + (key,))
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                yield from walk(item, path + (i,))
+
+    yield from walk(resource.obj.get("spec"), ("spec",))
