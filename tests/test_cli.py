@@ -114,7 +114,15 @@ def test_stdin_with_a_name():
     [
         (("--select", "GPU101"), ["GPU101"]),
         (("--select", "gpu-quantity-invalid"), ["GPU103"]),
-        (("--select", "GPU10", "--ignore", "GPU101,gpu-quantity-invalid"), ["GPU102"]),
+        (
+            (
+                "--select",
+                "GPU10",
+                "--ignore",
+                "GPU101,gpu-quantity-invalid,GPU104,GPU105,GPU106,GPU107",
+            ),
+            ["GPU102"],
+        ),
     ],
 )
 def test_select_and_ignore_by_code_prefix_or_name(tmp_path, args, codes):
