@@ -51,6 +51,10 @@ class Directive:
     lines: tuple[int, ...] = ()  # comment: the lines it covers
     resource: ResourceRef | None = None  # annotation: the object it sits on
     prefix: str = ""  # annotation: JSON pointer of the object or pod template
+    # annotation: files the object's findings are reported in (rendered stream, origin file)
+    files: tuple[str, ...] = ()
+    # A comment in a rendered stream: a copy of a template's comment, never reported itself.
+    quiet: bool = False
     used: set[str] = field(default_factory=set)  # selectors that matched a finding
 
     def covers(self, finding: Finding, same_source: bool) -> str | None:
@@ -62,7 +66,7 @@ class Directive:
         else:
             if finding.resource != self.resource:
                 return None
-            if not (same_source or finding.location.file == self.location.file):
+            if not (same_source or finding.location.file in self.files):
                 return None
             pointer = finding.pointer
             if self.prefix and not (
@@ -177,6 +181,7 @@ def _scan_annotations(doc: Any) -> list[Directive]:
                         reason or None,
                         resource=resource.ref,
                         prefix=prefix,
+                        files=tuple(sorted({doc.source.path, location.file})),
                     )
                 )
     return found
@@ -191,10 +196,10 @@ def _pointer(path: Iterable[Any]) -> str:
 
 
 def _locate(doc: Any, path: tuple) -> Location:
-    from gpulint import positions
+    """Where findings on this key are reported (a renderer may map it to its origin file)."""
+    from gpulint.engine import place
 
-    (line, column, end_line, end_column), _ = positions.resolve(doc.node, path, "key")
-    return Location(doc.source.path, line, column, end_line, end_column)
+    return place(doc, path, "key")[0]
 
 
 # -- applying ---------------------------------------------------------------
@@ -236,6 +241,7 @@ def finish(ctx: Any, findings: list[Finding], directives: list[Directive]) -> li
     settings = ctx.settings
     today = datetime.date.today()
     if settings.suppressions:
+        directives = _merged(directives)
         apply(findings, directives, settings, same_source=False, today=today)
         findings.extend(_directive_findings(ctx, directives, today))
         for finding in findings:
@@ -276,6 +282,8 @@ def _directive_findings(
         )
 
     for d in directives:
+        if d.quiet:
+            continue
         what = _describe(d)
         if d.expired(today):
             note(
@@ -324,10 +332,44 @@ def _why_unused(selector: str, ran: set[str]) -> str:
 
 def in_source(source: Any, documents: list, new: list[Finding], result: Any, settings: Any) -> None:
     """The engine's per-source hook: find directives, silence this source's findings."""
-    text = source.text
-    if not settings.suppressions or ("gpulint:" not in text and "gpulint.io/" not in text):
+    if not settings.suppressions:
         return
-    directives, errors = scan(source, documents if "gpulint.io/" in text else [])
-    apply(new, directives, settings)
-    result.directives.extend(directives)
+    text = source.text
+    directives: list[Directive] = []
+    errors: list[InputError] = []
+    if "gpulint:" in text or "gpulint.io/" in text:
+        directives, errors = scan(source, documents if "gpulint.io/" in text else [])
+        if source.origin not in ("file", "stdin"):  # a render: comments are the files' copies
+            for directive in directives:
+                directive.quiet = directive.kind == "comment"
+    # Findings a renderer moved to a Helm template or a Kustomize origin file:
+    # the comments written in that file apply to them.
+    for path in sorted({f.location.file for f in new} - {source.path}):
+        found, bad = _file_comments(path)
+        directives.extend(found)
+        errors.extend(bad)
+    if directives:
+        apply(new, directives, settings)
+        result.directives.extend(directives)
     result.errors.extend(errors)
+
+
+def _file_comments(path: str) -> tuple[list[Directive], list[InputError]]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return [], []
+    return _scan_comments(path, text)
+
+
+def _merged(directives: list[Directive]) -> list[Directive]:
+    """One directive per place: a template read for several renders counts once."""
+    merged: dict[tuple, Directive] = {}
+    for d in directives:
+        key = (d.kind, d.location, d.selectors, d.prefix, d.quiet)
+        if key in merged:
+            merged[key].used |= d.used
+        else:
+            merged[key] = d
+    return list(merged.values())

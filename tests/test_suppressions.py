@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 import textwrap
 
 import jsonschema
 import pytest
 
+from tests import test_helm
 from tests.conftest import run_cli
 from tests.test_reporters import sarif_schema
 
@@ -312,3 +314,67 @@ def test_config_exemption_is_external_in_sarif(check, tmp_path):
     assert log["runs"][0]["results"][0]["suppressions"] == [
         {"kind": "external", "justification": "legacy pod"}
     ]
+
+
+# --- rendered inputs: the comments and annotations of the files findings point at ---
+
+# The Helm fixtures: a chart folder and a fake helm binary that prints a rendered stream.
+chart, fake_helm = test_helm.chart, test_helm.fake_helm
+
+
+def test_comment_in_a_helm_template_silences_the_mapped_finding(chart, fake_helm):
+    line = "              nvidia.com/gpu: {{ .Values.gpus }}"
+    template = chart / "templates" / "deployment.yaml"
+    template.write_text(template.read_text().replace(line, line + "  # gpulint: disable=GPU101 ok"))
+    # helm keeps comments: the rendered stream carries a copy on the rendered line.
+    fake_helm.rendered.write_text(
+        fake_helm.rendered.read_text().replace(
+            "nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable=GPU101 ok"
+        )
+    )
+    result = run_cli("check", "--format", "json", "--select", "GPU001,GPU101", "mychart")
+    report = json.loads(result.stdout)
+    assert result.exit_code == 0
+    assert _state(report) == [("GPU101", 17, 15, True)]
+    assert report["findings"][0]["path"] == "mychart/templates/deployment.yaml"
+
+
+KUSTOMIZE_BASE = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+  annotations:
+    ignore-check.gpulint.io/GPU106: "sized by the namespace LimitRange"
+spec:
+  template:
+    spec:
+      containers:
+        - name: trainer
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            requests:
+              nvidia.com/gpu: 1  # gpulint: disable=GPU101 webhook adds the limit
+"""
+
+
+@pytest.mark.skipif(
+    not (shutil.which("kustomize") or shutil.which("kubectl")), reason="no kustomize or kubectl"
+)
+def test_kustomize_origin_file_comments_and_annotations(tmp_path, monkeypatch):
+    """kustomize drops comments; the origin file the finding points at still has them."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "base").mkdir()
+    (tmp_path / "overlay").mkdir()
+    (tmp_path / "base" / "job.yaml").write_text(KUSTOMIZE_BASE)
+    (tmp_path / "base" / "kustomization.yaml").write_text("resources:\n  - job.yaml\n")
+    (tmp_path / "overlay" / "kustomization.yaml").write_text(
+        "resources:\n  - ../base\nnamespace: ml\n"
+    )
+    args = ("check", "--format", "json", "--select", "GPU001,GPU002,GPU101,GPU106")
+    result = run_cli(*args, "base", "overlay")
+    report = json.loads(result.stdout)
+    assert report["errors"] == [] and result.exit_code == 0
+    # Both renders point at the base file; every finding is silenced, no note is left.
+    assert sorted(set(_state(report))) == [("GPU101", 15, 15, True), ("GPU106", 13, 11, True)]
+    assert {f["path"] for f in report["findings"]} == {"base/job.yaml"}
