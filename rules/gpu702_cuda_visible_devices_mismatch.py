@@ -2,7 +2,10 @@
 ## What it checks
 A container whose `CUDA_VISIBLE_DEVICES` names more devices than it holds
 (any at all, when it holds none), or a device index the container does not
-have (inside a container its GPUs are numbered from 0).
+have (inside a container its GPUs are numbered from 0). Pods that get GPUs
+another way (DRA resource claims, a fractional-GPU scheduler's annotation,
+GPU-sharing resources such as HAMi's) are not checked: their limits do not
+show the devices.
 
 ## Why it matters
 The device plugin exposes only the allocated GPUs, renumbered from 0.
@@ -68,6 +71,7 @@ from typing import TYPE_CHECKING
 from gpulint.findings import Severity
 from gpulint.model.commands import literal_env
 from gpulint.model.gpu import total_gpus
+from gpulint.model.gpu_use import other_gpu_use
 from gpulint.model.infra import is_infra_container
 from gpulint.model.resource import Container, Resource
 from gpulint.registry import Report, Rule
@@ -99,16 +103,19 @@ def _devices(value: str) -> list[str]:
     return found
 
 
-def _uses_claims(container: Container) -> bool:
-    """Devices from DRA resource claims are not visible in the GPU limits."""
+def _gpus_from_elsewhere(container: Container) -> bool:
+    """GPUs the limits do not show: DRA claims, a fractional-GPU scheduler, HAMi resources."""
     resources = container.data.get("resources")
-    return isinstance(resources, dict) and bool(resources.get("claims"))
+    if isinstance(resources, dict) and resources.get("claims"):
+        return True
+    pod = container.pod
+    return not pod.requests_gpu and other_gpu_use(pod) is not None
 
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for container in resource.containers():
-        if is_infra_container(container) or _uses_claims(container):
+        if is_infra_container(container) or _gpus_from_elsewhere(container):
             continue
         entry = literal_env(container).get(VARIABLE)
         if entry is None or "$" in entry[0]:

@@ -309,3 +309,15 @@ def test_gpu706_placeholders_and_launcher_options_pass(tmp_path):
     found = lint(tmp_path, text, "--select", "GPU706")
     assert where(found) == [("GPU706", 19, 18)]
     assert "env CACHE uses ${HOME}" in found[0]["message"]
+
+
+def test_gpu702_fractional_gpu_pods_are_not_checked(tmp_path):
+    spec_meta = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations:\n"
+    text = (
+        spec_meta
+        + "    gpu-fraction: '0.5'\nspec:\n  containers:\n"
+        + _container("a", env={"CUDA_VISIBLE_DEVICES": '"0"'})
+    )
+    assert lint(tmp_path, text, "--select", "GPU702") == []
+    text = text.replace("gpu-fraction", "team")
+    assert where(lint(tmp_path, text, "--select", "GPU702")) == [("GPU702", 13, 18)]

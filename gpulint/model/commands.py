@@ -28,7 +28,7 @@ VLLM_DP_LOCAL_FLAGS = ("--data-parallel-size-local", "-dpl")
 SGLANG_DP_FLAGS = ("--dp", "--dp-size")
 NNODES_FLAGS = ("--nnodes",)
 NUM_SHARD_FLAGS = ("--num-shard",)
-NPROC_FLAGS = ("--nproc-per-node", "--nproc_per_node")
+NPROC_FLAGS = ("--nproc-per-node",)  # also --nproc_per_node (see _normal)
 
 # Launchers that start one process per GPU or per rank.
 _DISTRIBUTED = re.compile(
@@ -48,7 +48,7 @@ class Arg:
 
 @dataclass(frozen=True)
 class Degree:
-    flag: str  # as written (``--tensor-parallel-size``) or ``NUM_SHARD``
+    flag: str  # as written (``--pipeline_parallel_size``) or ``NUM_SHARD``
     value: int
     path: tuple
 
@@ -137,20 +137,29 @@ def _int(text: str) -> int | None:
     return int(text) if text.isdigit() else None
 
 
+def _normal(text: str) -> str:
+    """``--pipeline_parallel_size=2`` -> ``--pipeline-parallel-size=2`` (vLLM and torchrun
+    accept both spellings of a long option)."""
+    if not text.startswith("--"):
+        return text
+    flag, sep, value = text.partition("=")
+    return flag.replace("_", "-") + sep + value
+
+
 def _flag_values(words: list[Arg], flags: tuple[str, ...]) -> list[Degree]:
     """``--flag=N`` and ``--flag N``; the path is the item holding N."""
     found = []
     for i, word in enumerate(words):
-        text = word.text
+        text = _normal(word.text)
         for flag in flags:
             if text == flag and i + 1 < len(words):
                 value = _int(words[i + 1].text)
                 if value is not None:
-                    found.append(Degree(flag, value, words[i + 1].path))
+                    found.append(Degree(word.text, value, words[i + 1].path))
             elif text.startswith(flag + "="):
                 value = _int(text[len(flag) + 1 :])
                 if value is not None:
-                    found.append(Degree(flag, value, word.path))
+                    found.append(Degree(word.text.split("=", 1)[0], value, word.path))
     return found
 
 
