@@ -10,8 +10,8 @@ names the GPU, such as `nvidia.com/gpu.product`, `nvidia.com/gpu.family`,
 Every affinity term must pin a model, since the scheduler may pick any term.
 Preferred affinity does not count; a scheduler annotation that picks the GPU
 type (HAMi's `nvidia.com/use-gputype`) does. Pods that request only MIG devices
-(`nvidia.com/mig-<profile>`) already name their slice and are left alone, as is
-GPU infrastructure.
+(`nvidia.com/mig-<profile>`) already name their slice and are left alone, as are
+pods bound to one node by `nodeName` and GPU infrastructure.
 
 ## Why it matters
 `nvidia.com/gpu: 1` means "any GPU". In a cluster with several GPU models the
@@ -82,7 +82,7 @@ from typing import TYPE_CHECKING
 from gpulint.findings import Severity
 from gpulint.model.gpu import is_mig_resource
 from gpulint.model.gpu_labels import is_gpu_label, pins_model
-from gpulint.model.gpu_use import first_gpu_limit, model_annotation
+from gpulint.model.gpu_use import first_gpu_limit, model_annotation, vendor_of
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import requirement_sets
@@ -90,6 +90,13 @@ from gpulint.registry import Report, Rule
 
 if TYPE_CHECKING:
     from gpulint.engine import Context
+
+# The labels to suggest, by GPU vendor (GFD and GKE; AMD's labeller; Intel's NFD rules).
+_ADVICE = {
+    "nvidia": "nvidia.com/gpu.product, cloud.google.com/gke-accelerator",
+    "amd": "amd.com/gpu.family, amd.com/gpu.device-id",
+    "intel": "gpu.intel.com/product",
+}
 
 rule = Rule(
     "GPU201",
@@ -106,6 +113,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         gpus = pod.effective_gpus
         if not gpus or all(is_mig_resource(name) for name in gpus) or is_infra_pod(pod):
             continue
+        if pod.spec.get("nodeName"):
+            continue  # bound to one node: its GPU is whatever that node has
         sets = requirement_sets(pod.spec)
         if all(any(pins_model(req) for req in reqs) for reqs in sets) or model_annotation(pod):
             continue
@@ -116,10 +125,11 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         presence = sorted({r.key for reqs in sets for r in reqs if is_gpu_label(r.key)})
         why = f"; {', '.join(presence)} only says the node has a GPU, not which" if presence else ""
         partly = " in every affinity term" if len(sets) > 1 else ""
+        labels = _ADVICE.get(vendor_of(name) or "nvidia", _ADVICE["nvidia"])
         yield Report(
             path,
             f"{name}: {count} with no GPU model selected{partly}{why}: the pod can land on "
-            "any GPU in the cluster; select one with nvidia.com/gpu.product, "
-            "cloud.google.com/gke-accelerator or node.kubernetes.io/instance-type",
+            f"any GPU in the cluster; select one with {labels} or "
+            "node.kubernetes.io/instance-type",
             container=container,
         )

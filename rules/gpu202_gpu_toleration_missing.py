@@ -8,7 +8,8 @@ concerns only pods that request that vendor's GPUs) with effect `NoSchedule` or
 no effect, and no key-less `operator: Exists`. A toleration keyed on a MIG resource name
 (`nvidia.com/mig-1g.10gb`) does not count: GPU nodes are tainted on
 `nvidia.com/gpu`, whatever MIG strategy they run. GPU infrastructure is left alone
-(GPU207 covers it).
+(GPU207 covers it), and so is a pod bound to a node by `nodeName`, which the
+scheduler and its `NoSchedule` check never see.
 
 Clusters whose API server runs the `ExtendedResourceToleration` admission plugin
 get the toleration added to every pod for each extended resource it requests;
@@ -121,8 +122,8 @@ rule = Rule(
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for pod in resource.pod_specs:
         gpus = pod.effective_gpus
-        if not gpus or is_infra_pod(pod):
-            continue
+        if not gpus or is_infra_pod(pod) or pod.spec.get("nodeName"):
+            continue  # (a pod bound by nodeName skips the scheduler and its NoSchedule check)
         keys = taint_keys_for({vendor_of(n) for n in gpus}, tuple(ctx.settings.gpu_taint_keys))
         if not keys:
             continue

@@ -357,3 +357,15 @@ def test_gpu207_every_configured_key_must_be_tolerated(tmp_path):
     found = lint(tmp_path, infra(tolerated), "--select", "GPU207", "--config", str(config))
     assert where(found) == [("GPU207", 12, 7)]
     assert "GPU taint sku" in found[0]["message"]
+
+
+def test_gpu201_gpu202_skip_pods_bound_by_node_name(tmp_path):
+    text = gpu_pod("  nodeName: gpu-node-3")
+    assert lint(tmp_path, text, "--select", "GPU201,GPU202") == []
+
+
+def test_gpu201_advice_follows_the_gpu_vendor(tmp_path):
+    found = lint(tmp_path, gpu_pod(resource="amd.com/gpu"), "--select", "GPU201")
+    assert where(found) == [("GPU201", 12, 11)]
+    assert "amd.com/gpu.family" in found[0]["message"]
+    assert "nvidia.com/gpu.product" not in found[0]["message"]
