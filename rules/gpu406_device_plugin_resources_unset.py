@@ -134,7 +134,7 @@ def check_values(doc: Document, ctx: Context) -> Iterator[Report]:
             continue
         if where.kind == recognise.DEVICE_PLUGIN_CHART and "resources" in data:
             found = (where.prefix + ("resources",), data["resources"])
-            yield from _set_but_incomplete(found, "resources")
+            yield from _set_but_incomplete(found, "the chart's")
         elif where.kind == recognise.OPERATOR_CHART:
             view = operator.values_view(data, where.prefix)
             yield from _set_but_incomplete(view.field("devicePlugin", "resources"), "devicePlugin")
@@ -146,4 +146,4 @@ def _set_but_incomplete(found: tuple | None, what: str) -> Iterator[Report]:
         return
     gaps = missing(found[1])
     if gaps:
-        yield Report(found[0], _message(f"{what} resources", gaps))
+        yield Report(found[0], _message(f"{what} resources value", gaps))

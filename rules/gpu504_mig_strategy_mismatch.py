@@ -7,7 +7,8 @@ DaemonSet) runs with MIG strategy `single` or `none`; and pods that require
 the node label `nvidia.com/mig.strategy` with a value none of those
 deployments sets (the label is `single` or `mixed`, and absent with `none`).
 Deployments whose strategy comes from a ConfigMap outside the run are treated
-as unknown, and then nothing is reported.
+as unknown, and then nothing is reported; a resource that a DRA `DeviceClass`
+serves (`extendedResourceName`) is not the device plugin's.
 
 ## Why it matters
 Only the `mixed` strategy advertises one resource per MIG profile. Under
@@ -94,7 +95,7 @@ rule = Rule(
 def collect(doc: Document, ctx: Context) -> list:
     found = facts.of(doc, ctx)
     uses = [u for u in found.uses if is_mig_resource(u.resource)]
-    return [*found.strategies, *uses, *found.mig_selectors]
+    return [*found.strategies, *uses, *found.mig_selectors, *found.dra_resources]
 
 
 def _describe(strategies: list) -> str:
@@ -111,8 +112,10 @@ def finalize(found: list, ctx: Context) -> Iterator[tuple[Anchor, str]]:
     if not strategies:
         return
     described = _describe(strategies)
+    # A DeviceClass with extendedResourceName serves that resource through DRA, not the plugin.
+    dra = {f.resource for f in found if isinstance(f, facts.DraExtendedResource)}
     for fact in found:
-        if isinstance(fact, facts.GpuUse) and "mixed" not in values:
+        if isinstance(fact, facts.GpuUse) and "mixed" not in values and fact.resource not in dra:
             yield (
                 fact.anchor,
                 f"the container requests {fact.resource}, but the device plugin in this run "

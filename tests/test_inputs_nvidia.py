@@ -208,3 +208,36 @@ def test_values_file_in_a_folder_with_workloads(tmp_path, write):
     assert where(found) == [("GPU504", 11, 9)]
     assert found[0]["path"].endswith("pod.yaml")
     assert "single (" in found[0]["message"] and "values.yaml:1" in found[0]["message"]
+
+
+def test_other_nvidia_charts_values_are_not_the_device_plugins(tmp_path):
+    # The DRA driver chart shares nvidiaDriverRoot and a few generic keys, nothing else.
+    text = """\
+    nvidiaDriverRoot: /
+    nameOverride: ""
+    resources: {limits: {memory: 1Gi}}
+    featureGates: {}
+    controller: {}
+    kubeletPlugin: {}
+    webhook: {}
+    """
+    assert lint(tmp_path, text, "--select", "GPU4", name="values.yaml") == []
+
+
+def test_operator_asset_placeholders_are_not_strategies(tmp_path):
+    text = """\
+    apiVersion: apps/v1
+    kind: DaemonSet
+    metadata:
+      name: nvidia-operator-validator
+    spec:
+      template:
+        spec:
+          containers:
+          - name: plugin-validation
+            image: "FILLED BY THE OPERATOR"
+            env:
+            - name: MIG_STRATEGY
+              value: "FILLED BY OPERATOR"
+    """
+    assert lint(tmp_path, text, "--select", "GPU402") == []

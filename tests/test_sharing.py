@@ -200,3 +200,23 @@ def test_gpu602_mps_config_rejects_by_default(tmp_path, write):
     assert where(found) == [("GPU602", 14, 13)]
     assert "the kubelet rejects it" in found[0]["message"]
     assert "config 'default' in config.map" in found[0]["message"]
+
+
+def test_gpu504_resource_served_by_a_dra_device_class(tmp_path, write):
+    write("policy.yaml", _policy("single"))
+    write("job.yaml", _workload("Job", MIG))
+    write(
+        "deviceclass.yaml",
+        """\
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata:
+          name: mig-1g.10gb
+        spec:
+          extendedResourceName: nvidia.com/mig-1g.10gb
+          selectors:
+          - cel:
+              expression: device.driver == 'gpu.nvidia.com'
+        """,
+    )
+    assert findings_json(str(tmp_path), "--select", "GPU504")["findings"] == []

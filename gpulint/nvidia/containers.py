@@ -61,7 +61,8 @@ def strategy_sites(container: Container) -> list[StrategySite]:
 
 
 def _placeholder(value: Any) -> bool:
-    return isinstance(value, str) and ("$" in value or "{{" in value)
+    # $(VAR), ${VAR}, Helm braces, and the GPU Operator's "FILLED BY THE OPERATOR" assets.
+    return isinstance(value, str) and ("$" in value or "{{" in value or "FILLED BY" in value)
 
 
 def runs_plugin(container: Container) -> bool:

@@ -107,6 +107,14 @@ class MigSelector:
     values: tuple
 
 
+@dataclass(frozen=True)
+class DraExtendedResource:
+    """A DeviceClass that serves an extended resource through DRA (DRAExtendedResource)."""
+
+    resource: str
+    device_class: str
+
+
 @dataclass
 class DocFacts:
     versions: list[VersionFact] = field(default_factory=list)
@@ -114,6 +122,7 @@ class DocFacts:
     sharing: list[SharingFact] = field(default_factory=list)
     uses: list[GpuUse] = field(default_factory=list)
     mig_selectors: list[MigSelector] = field(default_factory=list)
+    dra_resources: list[DraExtendedResource] = field(default_factory=list)
 
 
 _LAST: tuple[Any, Any, DocFacts] | None = None
@@ -238,6 +247,12 @@ def _resource_facts(resource: Resource, ctx: Context, found: DocFacts) -> None:
     for config in configs.resource_configs(resource):
         _sharing(lambda p, at="key": ctx.anchor(resource, p, at=at), config, found)
     if resource.kind == "ConfigMap":
+        return
+    if resource.kind == "DeviceClass" and resource.api_version.startswith("resource.k8s.io/"):
+        spec = resource.obj.get("spec")
+        name = spec.get("extendedResourceName") if isinstance(spec, dict) else None
+        if isinstance(name, str):
+            found.dra_resources.append(DraExtendedResource(name, resource.name))
         return
     _plugin_facts(resource, ctx, found)
     for pod in resource.pod_specs:

@@ -34,6 +34,37 @@ _DP_FLAG_KEYS = frozenset(
         "deviceDiscoveryStrategy",
     }
 )
+# Flags other NVIDIA charts share (the DRA driver chart has nvidiaDriverRoot too).
+_DP_DISTINCTIVE = _DP_FLAG_KEYS - {"nvidiaDriverRoot", "nvidiaDevRoot"}
+# Every top-level key of the chart's values.yaml (v0.20.0) and the keys its templates read.
+_DP_TOP_KEYS = _DP_FLAG_KEYS | {
+    "config",
+    "nameOverride",
+    "fullnameOverride",
+    "namespaceOverride",
+    "selectorLabelsOverride",
+    "allowDefaultNamespace",
+    "imagePullSecrets",
+    "image",
+    "updateStrategy",
+    "podAnnotations",
+    "podSecurityContext",
+    "securityContext",
+    "resources",
+    "nodeSelector",
+    "affinity",
+    "tolerations",
+    "priorityClassName",
+    "runtimeClassName",
+    "devicePlugin",
+    "gfd",
+    "nfd",
+    "mps",
+    "cdi",
+    "noTimestamp",
+    "sleepInterval",
+    "version",  # not a chart key, but the classic mistake in these files
+}
 # Keys only the GPU Operator chart has (its components).
 _OPERATOR_KEYS = frozenset(
     {
@@ -89,7 +120,13 @@ def _is_operator_values(data: dict) -> bool:
 
 
 def _is_device_plugin_values(data: dict) -> bool:
-    if _DP_FLAG_KEYS & set(data):
+    # Mostly the chart's own keys (another chart's values share a few generic ones).
+    keys = {k for k in data if isinstance(k, str)}
+    return 2 * len(keys & _DP_TOP_KEYS) >= len(keys) and _has_device_plugin_signature(data)
+
+
+def _has_device_plugin_signature(data: dict) -> bool:
+    if _DP_DISTINCTIVE & set(data):
         return True
     image = data.get("image")
     if isinstance(image, dict):
