@@ -9,10 +9,13 @@ impossible), or in a `Node` object's own labels:
   81920 MiB, a T4 15360 or 15109);
 - product and `nvidia.com/gpu.family`, or product and a `nvidia.com/gpu.count`
   of 0 (written only with a `-MIG-INVALID` product);
-- a product that does not support MIG with MIG labels (`nvidia.com/mig.strategy`,
-  `nvidia.com/mig.config`, `nvidia.com/mig.capable: "true"`,
-  `nvidia.com/mig-<profile>.*`, `cloud.google.com/gke-gpu-partition-size`), or a
-  MIG profile the product does not offer;
+- a product that does not support MIG with labels that only MIG devices get
+  (`nvidia.com/mig.capable: "true"`, `nvidia.com/mig-<profile>.*`,
+  `cloud.google.com/gke-gpu-partition-size`, a `-MIG-<profile>` product), or a
+  MIG profile the product does not offer, or a MIG-capable product with
+  `nvidia.com/mig.capable: "false"`. (`nvidia.com/mig.strategy` is not among
+  them: GPU feature discovery writes it on every node when the device plugin runs
+  a MIG strategy.)
 - two GPU labels that name different GPUs, or one GPU label required with values
   that exclude each other.
 Only facts from gpulint's GPU catalog are used; an unknown product is left to
@@ -54,7 +57,7 @@ metadata:
   name: gpu-node-7
   labels:
     nvidia.com/gpu.product: Tesla-T4
-    nvidia.com/mig.strategy: single  # <- GPU205
+    nvidia.com/gpu.family: ampere  # <- GPU205
 ```
 
 ## Passing example
@@ -91,6 +94,8 @@ metadata:
   labels:
     nvidia.com/gpu.product: Tesla-T4
     nvidia.com/gpu.memory: "15360"
+    nvidia.com/gpu.family: turing
+    nvidia.com/mig.strategy: single
 ```
 
 ## How to fix

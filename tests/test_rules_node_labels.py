@@ -106,11 +106,17 @@ def test_gpu205_mig_labels_on_a_gpu_without_mig(tmp_path):
     text = pod(
         selector("nvidia.com/gpu.product=NVIDIA-L4")
         + "\n"
-        + affinity(["{key: nvidia.com/mig.strategy, operator: In, values: [mixed, single]}"])
+        + affinity(["{key: nvidia.com/mig-1g.10gb.count, operator: Exists}"])
     )
     found = lint(tmp_path, text, "--select", "GPU205")
     assert where(found) == [("GPU205", 13, 18)]
     assert "does not support MIG" in found[0]["message"]
+    # GFD writes nvidia.com/mig.strategy on every node of a cluster that runs a MIG strategy.
+    strategy = text.replace(
+        "{key: nvidia.com/mig-1g.10gb.count, operator: Exists}",
+        "{key: nvidia.com/mig.strategy, operator: In, values: [single]}",
+    )
+    assert lint(tmp_path, strategy, "--select", "GPU205") == []
 
 
 def test_gpu205_mig_profile_the_product_does_not_offer(tmp_path):

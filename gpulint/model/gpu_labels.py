@@ -414,11 +414,9 @@ def _mig_conflict(gpu: catalog.Gpu, name: str, req: LabelRequirement) -> str | N
         if key == GKE_PARTITION and op == "In" and values and not set(values) & profiles:
             return f"{_quote(req)} is not a MIG profile of {name}"
         return None
-    # Not MIG-capable: any positive MIG label contradicts it.
-    if key == MIG_STRATEGY and op == "In" and any(v in ("single", "mixed") for v in values):
-        return f"{_quote(req)} contradicts {name}, which does not support MIG"
-    if key == MIG_CONFIG and op == "In" and values and "all-disabled" not in values:
-        return f"{_quote(req)} contradicts {name}, which does not support MIG"
+    # Not MIG-capable: labels written only for MIG devices contradict it. (Not
+    # nvidia.com/mig.strategy, which GFD writes on every node when the plugin's
+    # strategy is single or mixed, nor nvidia.com/mig.config, which users set.)
     if (_MIG_PROFILE_KEY.match(key) or key == GKE_PARTITION) and positive:
         return f"{_quote(req)} asks for MIG devices, but {name} does not support MIG"
     return None
