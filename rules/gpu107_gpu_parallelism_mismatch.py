@@ -104,6 +104,12 @@ rule = Rule(
 )
 
 LWS_GROUP = "leaderworkerset.x-k8s.io"
+# What a launcher says when it has fewer GPUs than ranks.
+START_ERRORS = {
+    "vllm/sglang": '"The number of required GPUs exceeds the total number of available GPUs" '
+    "(vLLM)",
+    "torchrun": '"CUDA error: invalid device ordinal"',
+}
 
 
 def _group(resource: Resource) -> str:
@@ -141,6 +147,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         gpus = ", ".join(f"{n} {c}" for n, c in sorted(container.gpus.items()))
         if wanted > held:
             effect = f"it needs {wanted} GPUs per pod and fails at start-up"
+            if found.launcher in START_ERRORS:
+                effect += f": {START_ERRORS[found.launcher]}"
         else:
             effect = f"{held - wanted} of the GPUs sit idle"
         yield Report(

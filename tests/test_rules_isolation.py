@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from tests.conftest import lint, where
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import findings_json, lint, where
 
 HEAD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n"
 
@@ -321,3 +325,21 @@ def test_gpu702_fractional_gpu_pods_are_not_checked(tmp_path):
     assert lint(tmp_path, text, "--select", "GPU702") == []
     text = text.replace("gpu-fraction", "team")
     assert where(lint(tmp_path, text, "--select", "GPU702")) == [("GPU702", 13, 18)]
+
+
+OPERANDS = Path("/work/shared/corpus/NVIDIA__gpu-operator")
+
+
+@pytest.mark.skipif(not OPERANDS.is_dir(), reason="shared corpus not present")
+def test_gpu_operator_operands_are_infrastructure():
+    """The operator's DaemonSets set NVIDIA_VISIBLE_DEVICES=all, run privileged and mount the
+    driver from the host on purpose; their images are placeholders the operator fills."""
+    result = findings_json(
+        str(OPERANDS / "assets"),
+        str(OPERANDS / "internal" / "state" / "testdata"),
+        str(OPERANDS / "validator" / "manifests"),
+        "--select",
+        "GPU701,GPU702,GPU703,GPU704,GPU706",
+    )
+    assert result["findings"] == []
+    assert not [e for e in result["errors"] if "internal error" in e["message"]]

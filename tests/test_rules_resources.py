@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from gpulint.discover import Target
-from gpulint.engine import build_context, run
-from gpulint.settings import Settings
 from tests.conftest import lint, where
 
 
@@ -181,19 +178,17 @@ def test_gpu104_amd_and_mig_resources(tmp_path):
     assert "12 amd.com/gpu" in found[0]["message"]
 
 
-def test_gpu104_max_gpus_per_node_setting(tmp_path):
-    path = tmp_path / "m.yaml"
-    path.write_text(
-        pod(
-            "    - name: a\n      image: x:1\n      resources:\n        limits:\n"
-            "          nvidia.com/gpu: 12\n"
-        )
+def test_gpu104_max_gpus_per_node_from_config(tmp_path):
+    text = pod(
+        "    - name: a\n      image: x:1\n      resources:\n        limits:\n"
+        "          nvidia.com/gpu: 12\n"
     )
     found = []
     for limit in (8, 16):
-        ctx = build_context(Settings(select=("GPU104",), max_gpus_per_node=limit))
-        found.append([(f.code, f.location.line) for f in run([Target(str(path))], ctx).findings])
-    assert found == [[("GPU104", 11)], []]
+        config = tmp_path / f"gpulint-{limit}.yaml"
+        config.write_text(f"max-gpus-per-node: {limit}\n")
+        found.append(where(lint(tmp_path, text, "--select", "GPU104", "--config", str(config))))
+    assert found == [[("GPU104", 11, 11)], []]
 
 
 # --- GPU105 gpu-sidecar-holds-gpu --------------------------------------------------------------
