@@ -180,6 +180,16 @@ def _explain(resource: Resource, version: str, problem: schema_check.SchemaProbl
         if field == "expression" and path and path[-1] == "cel":
             return f"cel needs an expression; the API server rejects it: {where}: Required value"
         return f"{where} is missing; the API server rejects the object: {where}: Required value"
+    if "should not be valid under" in problem.message and _is_request(path):
+        fields = (
+            ("exactly", "firstAvailable")
+            if version in EXACTLY_VERSIONS
+            else ("deviceClassName", "firstAvailable")
+        )
+        return (
+            f"request {_get(obj, path + ('name',))!r} sets both {fields[0]} and {fields[1]}; "
+            "exactly one of them may be set, so the API server rejects the object"
+        )
     if key == "cel":
         selector = _get(obj, parent)
         if isinstance(selector, dict) and "expression" in selector:

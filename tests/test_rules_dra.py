@@ -443,3 +443,16 @@ def test_nvidia_dra_demo_specs():
         "selectors/pods.yaml",
     }
     assert not [e for e in result["errors"] if "internal error" in e["message"]]
+
+
+def test_exactly_and_first_available_together(tmp_path):
+    requests = """      - name: gpu
+        exactly:
+          deviceClassName: gpu.nvidia.com
+        firstAvailable:
+          - name: any
+            deviceClassName: gpu.nvidia.com
+"""
+    found = lint(tmp_path, claim(requests), "--select", "GPU805")
+    assert where(found) == [("GPU805", 8, 9)]
+    assert "sets both exactly and firstAvailable" in found[0]["message"]
