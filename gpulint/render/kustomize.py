@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 
@@ -72,7 +73,7 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
                 argv += ["--enable-exec"]
         outcome = run_tool(argv, opts.timeout)
     if not outcome.ok:
-        message = outcome.message.replace(base + os.sep, "").replace(base, folder)
+        message = _readable(outcome.message, base, relative, folder)
         return [], [InputError(folder, f"kustomize build failed: {message}")]
     rendered = Source(f"{folder} (kustomize build)", outcome.stdout, "kustomize")
     rendered.meta["mapper"] = OriginMapper(base)
@@ -84,6 +85,30 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
         notices += [f"{folder}: {line}" for line in outcome.message.splitlines() if line.strip()]
         rendered.meta["notices"] = notices
     return [rendered], []
+
+
+# The wrapper's own layer of kustomize's error chain says nothing about the user's folder.
+_WRAPPER_LAYER = re.compile(
+    r"accumulating resources: accumulation err='accumulating resources from '[^']*': "
+    r"'[^']*' must resolve to a file': recursed accumulation of path '[^']*': "
+)
+# What the offline environment of process.py makes a network fetch fail with.
+OFFLINE_SIGNS = ("127.0.0.1:9", "transport 'https' not allowed")
+_EXITED = re.compile(r"^\S+ exited with code \d+: ")
+
+
+def _readable(message: str, base: str, relative: str, folder: str) -> str:
+    """Kustomize's message about the user's folder, not gpulint's wrapper; errors first."""
+    exited = _EXITED.match(message)
+    prefix = exited.group(0) if exited else ""
+    message = _WRAPPER_LAYER.sub("", message[len(prefix) :], count=1)
+    message = message.replace(relative.rstrip("/"), folder).replace(base, folder)
+    lines = [line for line in message.splitlines() if line.strip()]
+    errors = [line for line in lines if "error" in line.lower()]
+    text = prefix + " ".join(errors + [line for line in lines if line not in errors])
+    if OFFLINE_SIGNS[0] in text or OFFLINE_SIGNS[1] in text:
+        text += " (gpulint renders offline: remote bases and resources are not fetched)"
+    return text
 
 
 def _kustomization(path: str) -> dict:
