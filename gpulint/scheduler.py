@@ -19,8 +19,8 @@ scheduler: the kubelet admits it, checking only NoExecute taints, node affinity 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from gpulint.model import scheduling
@@ -82,7 +82,12 @@ class PodRequirements:
 class Failure:
     filter: str
     reasons: tuple[str, ...]  # as the scheduler words them in its event
-    detail: str  # what exactly differs on this node
+    # What exactly differs on this node, worded only when asked (most failures are only counted).
+    explain: Callable[[], str] = field(default=lambda: "", compare=False, repr=False)
+
+    @property
+    def detail(self) -> str:
+        return self.explain()
 
 
 def _match_fields(term: Any, index: int) -> tuple[LabelRequirement, ...]:
@@ -154,13 +159,15 @@ def _unschedulable(req: PodRequirements, node: NodeView) -> Failure | None:
         return None
     if _tolerated(req.tolerations, Taint(UNSCHEDULABLE_TAINT, "", "NoSchedule")):
         return None
-    return Failure(UNSCHEDULABLE, (REASON_UNSCHEDULABLE,), "cordoned (spec.unschedulable: true)")
+    return Failure(
+        UNSCHEDULABLE, (REASON_UNSCHEDULABLE,), lambda: "cordoned (spec.unschedulable: true)"
+    )
 
 
 def _node_name(req: PodRequirements, node: NodeView) -> Failure | None:
     if req.node_name is None or req.node_name == node.name:
         return None
-    return Failure(NODE_NAME, (REASON_NODE_NAME,), f'the pod names node "{req.node_name}"')
+    return Failure(NODE_NAME, (REASON_NODE_NAME,), lambda: f'the pod names node "{req.node_name}"')
 
 
 def untolerated_taint(
@@ -178,7 +185,7 @@ def _taints(req: PodRequirements, node: NodeView) -> Failure | None:
     if taint is None:
         return None
     reason = f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"
-    return Failure(TAINTS, (reason,), f"taint {taint} is not tolerated")
+    return Failure(TAINTS, (reason,), lambda: f"taint {taint} is not tolerated")
 
 
 def _allows(req: LabelRequirement, node: NodeView) -> bool:
@@ -234,9 +241,12 @@ def describe_requirement(req: LabelRequirement, node: NodeView) -> str:
 def _affinity(req: PodRequirements, node: NodeView) -> Failure | None:
     if _affinity_matches(req, node):
         return None
-    missed = failed_requirements(req, node)
-    detail = describe_requirement(missed[0], node) if missed else "no affinity term matches"
-    return Failure(AFFINITY, (REASON_AFFINITY,), detail)
+
+    def explain() -> str:
+        missed = failed_requirements(req, node)
+        return describe_requirement(missed[0], node) if missed else "no affinity term matches"
+
+    return Failure(AFFINITY, (REASON_AFFINITY,), explain)
 
 
 def free_gpus(node: NodeView, used: Mapping[str, int] | None, resource: str) -> int:
@@ -246,42 +256,95 @@ def free_gpus(node: NodeView, used: Mapping[str, int] | None, resource: str) -> 
 def _resources(
     req: PodRequirements, node: NodeView, used: Mapping[str, int] | None
 ) -> Failure | None:
-    short = []
-    details = []
-    for resource, count in req.gpus:
-        free = free_gpus(node, used, resource)
-        if count > free:
-            short.append(f"Insufficient {resource}")
+    short = [(r, c) for r, c in req.gpus if c > free_gpus(node, used, r)]
+    if not short:
+        return None
+
+    def explain() -> str:
+        details = []
+        for resource, count in short:
             held = f", {used.get(resource, 0)} in use" if used and used.get(resource) else ""
             details.append(
                 f"{resource}: the pod needs {count}, the node has "
                 f"{node.gpu_total(resource)} allocatable{held}"
             )
-    if not short:
-        return None
-    return Failure(RESOURCES, tuple(short), "; ".join(details))
+        return "; ".join(details)
+
+    return Failure(RESOURCES, tuple(f"Insufficient {r}" for r, _ in short), explain)
+
+
+def _failing(
+    req: PodRequirements, node: NodeView, used: Mapping[str, int] | None
+) -> Iterator[Failure]:
+    for check in (_unschedulable, _node_name, _taints, _affinity):
+        failure = check(req, node)
+        if failure is not None:
+            yield failure
+    failure = _resources(req, node, used)
+    if failure is not None:
+        yield failure
 
 
 def failures(
     req: PodRequirements, node: NodeView, used: Mapping[str, int] | None = None
 ) -> list[Failure]:
     """Every filter the node fails, in the scheduler's order."""
-    found = []
-    for check in (_unschedulable, _node_name, _taints, _affinity):
-        failure = check(req, node)
-        if failure is not None:
-            found.append(failure)
-    failure = _resources(req, node, used)
-    if failure is not None:
-        found.append(failure)
-    return found
+    return list(_failing(req, node, used))
 
 
 def first_failure(
     req: PodRequirements, node: NodeView, used: Mapping[str, int] | None = None
 ) -> Failure | None:
-    found = failures(req, node, used)
-    return found[0] if found else None
+    """The filter that rejects the node, as the scheduler stops at it; None: the node fits."""
+    return next(_failing(req, node, used), None)
+
+
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+
+
+class Inventory:
+    """The nodes and what running pods hold on them, grouped into pools of identical nodes
+    (same labels but the hostname, taints, cordon, GPUs): a pod is judged once per pool
+    unless it names nodes (``nodeName``, ``matchFields``, the hostname label)."""
+
+    def __init__(self, nodes: Iterable[NodeView], usage: Mapping[str, Mapping[str, int]]):
+        self.nodes = list(nodes)
+        self.usage = usage
+        pools: dict[tuple, list[NodeView]] = {}
+        for node in self.nodes:
+            labels = tuple(sorted((k, v) for k, v in node.labels.items() if k != HOSTNAME_LABEL))
+            used = tuple(sorted((usage.get(node.name) or {}).items()))
+            allocatable = tuple(sorted(node.allocatable.items()))
+            key = (labels, node.taints, node.unschedulable, allocatable, used)
+            pools.setdefault(key, []).append(node)
+        self.pools = list(pools.values())
+
+    def used(self, node: NodeView) -> Mapping[str, int] | None:
+        return self.usage.get(node.name)
+
+    def _per_node(self, req: PodRequirements) -> bool:
+        terms = req.terms or ()
+        return (
+            req.node_name is not None
+            or any(t.names for t in terms)
+            or any(r.key == HOSTNAME_LABEL for r in req.node_selector)
+            or any(r.key == HOSTNAME_LABEL for t in terms for r in t.labels)
+        )
+
+    def judge(self, req: PodRequirements, decide: Callable) -> dict[str, Any]:
+        """``decide(req, node, used)`` for every node, computed once per pool when it can be."""
+        if self._per_node(req):
+            return {n.name: decide(req, n, self.used(n)) for n in self.nodes}
+        found: dict[str, Any] = {}
+        for pool in self.pools:
+            verdict = decide(req, pool[0], self.used(pool[0]))
+            for node in pool:
+                found[node.name] = verdict
+        return found
+
+    def evaluate(self, req: PodRequirements) -> dict[str, Failure | None]:
+        """The first failing filter of every node (None: the node takes the pod), by name."""
+        return self.judge(req, first_failure)
 
 
 def kubelet_failure(
@@ -290,7 +353,8 @@ def kubelet_failure(
     """Kubelet admission for a pod bound by ``nodeName``: NoExecute taints, affinity, resources."""
     taint = untolerated_taint(req, node, ("NoExecute",))
     if taint is not None:
-        return Failure(TAINTS, ("node(s) had taints that the pod didn't tolerate",), str(taint))
+        reason = "node(s) had taints that the pod didn't tolerate"
+        return Failure(TAINTS, (reason,), lambda: str(taint))
     return _affinity(req, node) or _resources(req, node, used)
 
 

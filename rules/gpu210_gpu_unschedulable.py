@@ -168,16 +168,16 @@ def _kubelet_text(fact: placement.PodFact, node: NodeView, used: dict) -> str:
     return "; ".join(texts)
 
 
-def _bound(fact: placement.PodFact, nodes: list[NodeView], usage: dict) -> str | None:
+def _bound(fact: placement.PodFact, cluster: scheduler.Inventory) -> str | None:
     """Verdict for a pod with spec.nodeName, which the kubelet admits without the scheduler."""
     name = fact.req.node_name
-    node = next((n for n in nodes if n.name == name), None)
+    node = next((n for n in cluster.nodes if n.name == name), None)
     if node is None:
         return (
             f'spec.nodeName binds the pod to node "{name}", which is not among the '
-            f"{len(nodes)} node(s) of the inventory; the pod never starts"
+            f"{len(cluster.nodes)} node(s) of the inventory; the pod never starts"
         )
-    used = usage.get(node.name, {})
+    used = cluster.used(node) or {}
     failure = scheduler.kubelet_failure(fact.req, node, used)
     if failure is None:
         return None
@@ -191,11 +191,12 @@ def _bound(fact: placement.PodFact, nodes: list[NodeView], usage: dict) -> str |
     )
 
 
-def _stale(fact: placement.PodFact, nodes: list[NodeView], usage: dict) -> tuple[str, tuple]:
+def _stale(fact: placement.PodFact, cluster: scheduler.Inventory) -> tuple[str, tuple]:
     """Text and requirement path when one label value alone keeps the pod off some nodes."""
     groups: dict[tuple, tuple[LabelRequirement, list[NodeView]]] = {}
-    for node in nodes:
-        req = scheduler.stale_label(fact.req, node, usage.get(node.name))
+    stale = cluster.judge(fact.req, scheduler.stale_label)
+    for node in cluster.nodes:
+        req = stale[node.name]
         if req is not None:
             groups.setdefault(req.path, (req, []))[1].append(node)
     if not groups:
@@ -217,31 +218,31 @@ def _stale(fact: placement.PodFact, nodes: list[NodeView], usage: dict) -> tuple
     )
 
 
-def _verbose(fact: placement.PodFact, nodes: list[NodeView], firsts: dict) -> str:
+def _verbose(cluster: scheduler.Inventory, firsts: dict) -> str:
     lines = [
         f"\n  {node.name}: {firsts[node.name].filter}: {firsts[node.name].detail}"
-        for node in nodes
+        for node in cluster.nodes
         if firsts.get(node.name) is not None
     ]
     return "".join(lines)
 
 
 def verdict(
-    fact: placement.PodFact, nodes: list[NodeView], usage: dict, verbose: bool = False
+    fact: placement.PodFact, cluster: scheduler.Inventory, verbose: bool = False
 ) -> tuple[str, tuple] | None:
     """(message, requirement path to report at, or ()) when no node takes the pod."""
     if fact.req.node_name is not None:
-        message = _bound(fact, nodes, usage)
+        message = _bound(fact, cluster)
         return (message, ()) if message else None
-    firsts = {n.name: scheduler.first_failure(fact.req, n, usage.get(n.name)) for n in nodes}
+    firsts = cluster.evaluate(fact.req)
     if any(f is None for f in firsts.values()):
         return None
-    event = scheduler.event_message(len(nodes), firsts.values())
-    stale_text, stale_path = _stale(fact, nodes, usage)
+    event = scheduler.event_message(len(cluster.nodes), firsts.values())
+    stale_text, stale_path = _stale(fact, cluster)
     message = f'no node can take this pod: {_asks(fact)}; the scheduler would report "{event}"'
     message += stale_text
     if verbose:
-        message += _verbose(fact, nodes, firsts)
+        message += _verbose(cluster, firsts)
     return message, stale_path
 
 
@@ -250,9 +251,9 @@ def finalize(facts: list, ctx: Context) -> Iterator[tuple]:
     nodes, pods = placement.split(facts)
     if not nodes:
         return
-    usage = ctx.settings.extra.get(USAGE) or {}
+    cluster = scheduler.Inventory(nodes, ctx.settings.extra.get(USAGE) or {})
     for fact in pods:
-        found = verdict(fact, nodes, usage, ctx.settings.verbose)
+        found = verdict(fact, cluster, ctx.settings.verbose)
         if found is None:
             continue
         message, path = found

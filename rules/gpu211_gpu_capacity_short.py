@@ -125,8 +125,9 @@ def collect(resource: Resource, ctx: Context) -> list:
     return placement.collect(resource, ctx)
 
 
-def eligible(fact: PodFact, nodes: list[NodeView], usage: dict) -> list[NodeView]:
+def eligible(fact: PodFact, cluster: scheduler.Inventory) -> list[NodeView]:
     """Nodes that take one of these pods (the kubelet alone decides for a bound pod)."""
+    nodes, usage = cluster.nodes, cluster.usage
     if fact.req.node_name is not None:
         return [
             n
@@ -134,7 +135,8 @@ def eligible(fact: PodFact, nodes: list[NodeView], usage: dict) -> list[NodeView
             if n.name == fact.req.node_name
             and scheduler.kubelet_failure(fact.req, n, usage.get(n.name)) is None
         ]
-    return [n for n in nodes if scheduler.first_failure(fact.req, n, usage.get(n.name)) is None]
+    firsts = cluster.evaluate(fact.req)
+    return [n for n in nodes if firsts[n.name] is None]
 
 
 def _names(nodes: list[NodeView]) -> str:
@@ -165,8 +167,9 @@ def _have(nodes: list[NodeView], usage: dict, resource: str) -> str:
     return text + (f", {held} held by running pods" if held else "")
 
 
-def _role_short(fact: PodFact, nodes: list[NodeView], usage: dict) -> str | None:
-    fits = eligible(fact, nodes, usage)
+def _role_short(fact: PodFact, cluster: scheduler.Inventory) -> str | None:
+    usage = cluster.usage
+    fits = eligible(fact, cluster)
     if not fits or not fact.pods:
         return None
     room = sum(scheduler.pods_fitting(fact.req, n, usage.get(n.name)) for n in fits)
@@ -185,8 +188,9 @@ def _role_short(fact: PodFact, nodes: list[NodeView], usage: dict) -> str | None
     )
 
 
-def _workload_short(facts: list[PodFact], nodes: list[NodeView], usage: dict) -> str | None:
+def _workload_short(facts: list[PodFact], cluster: scheduler.Inventory) -> str | None:
     """Roles of one workload compete for the same nodes: compare totals per resource."""
+    usage = cluster.usage
     counted = [f for f in facts if f.pods]
     if len(counted) < 2:
         return None
@@ -195,7 +199,7 @@ def _workload_short(facts: list[PodFact], nodes: list[NodeView], usage: dict) ->
         demand = sum(f.pods * f.req.gpu_request[resource] for f in askers)
         union: dict[str, NodeView] = {}
         for fact in askers:
-            union.update((n.name, n) for n in eligible(fact, nodes, usage))
+            union.update((n.name, n) for n in eligible(fact, cluster))
         pool = [union[name] for name in sorted(union)]
         if not pool:
             continue
@@ -218,20 +222,20 @@ def finalize(facts: list, ctx: Context) -> Iterator[tuple]:
     nodes, pods = placement.split(facts)
     if not nodes:
         return
-    usage = ctx.settings.extra.get(USAGE) or {}
+    cluster = scheduler.Inventory(nodes, ctx.settings.extra.get(USAGE) or {})
     workloads: dict[tuple, list[PodFact]] = {}
     for fact in pods:
         workloads.setdefault(fact.key, []).append(fact)
     for group in workloads.values():
         reported = False
         for fact in group:
-            message = _role_short(fact, nodes, usage)
+            message = _role_short(fact, cluster)
             if message:
                 yield fact.replicas_anchor or fact.gpu_anchor, message
                 reported = True
                 break
         if not reported:
-            message = _workload_short(group, nodes, usage)
+            message = _workload_short(group, cluster)
             if message:
                 first = group[0]
                 yield first.replicas_anchor or first.gpu_anchor, message

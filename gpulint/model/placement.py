@@ -34,7 +34,7 @@ class PodFact:
     key: tuple  # (file, document index, path of the object): which resource, across files
     kind: str
     role: str | None
-    pods: int | None  # pods it stands for; None: one per eligible node (DaemonSet)
+    pods: int | None  # pods it stands for; None: one per eligible node (DaemonSet) or a template
     req: PodRequirements
     gpu_anchor: Any  # engine Anchor: the pod's first GPU limit (or request)
     replicas_anchor: Any | None  # engine Anchor of the replicas/parallelism field, if written
@@ -71,8 +71,22 @@ def replicas_path(pod: PodSpec) -> tuple | None:
     return None
 
 
+# Kinds that are templates other objects instantiate: they run no pods of their own, so
+# their replica counts are defaults, not demand (GPU211 skips them; GPU210 still applies).
+TEMPLATE_KINDS = frozenset(
+    {
+        "PodTemplate",
+        "TrainingRuntime",
+        "ClusterTrainingRuntime",
+        "ServingRuntime",
+        "ClusterServingRuntime",
+        "LLMInferenceServiceConfig",
+    }
+)
+
+
 def _pods(resource: Resource, pod: PodSpec) -> int | None:
-    if resource.kind == "DaemonSet":
+    if resource.kind == "DaemonSet" or resource.kind in TEMPLATE_KINDS:
         return None
     return 1 if pod.replicas is None else pod.replicas
 
