@@ -466,3 +466,18 @@ def test_gpu106_kserve_webhook_fills_missing_cpu_and_memory(tmp_path):
     found = lint(tmp_path, half, "--select", "GPU106")
     assert where(found) == [("GPU106", 12, 9)]
     assert "has no cpu limit;" in found[0]["message"]
+
+
+def test_gpu107_shell_references_resolve_only_under_a_shell(tmp_path):
+    env = '      env:\n        - name: TP\n          value: "4"\n'
+    # No shell: vLLM receives the literal "$TP", not 4; nothing to compare.
+    text = _server("      args: [--tensor-parallel-size, $TP]\n", env=env)
+    assert lint(tmp_path, text, "--select", "GPU107") == []
+    # Under `bash -c` the shell expands it.
+    text = _server(
+        "      command: [/bin/bash, -c]\n      args: [vllm serve m --tensor-parallel-size=$TP]\n",
+        env=env,
+    )
+    found = lint(tmp_path, text, "--select", "GPU107")
+    assert where(found) == [("GPU107", 10, 14)]
+    assert "--tensor-parallel-size 4 = 4 GPUs per pod" in found[0]["message"]

@@ -37,7 +37,10 @@ _DISTRIBUTED = re.compile(
 )
 # Signs that a model's parallel group spans several pods (Ray or multi-node launch).
 _MULTI_NODE = ("ray", "--distributed-executor-backend", "--headless", "--node-rank")
-_VAR = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_]\w*)")
+# The kubelet expands `$(VAR)` in command and args; a shell expands `${VAR}` and `$VAR`.
+_KUBE_VAR = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+_SHELL_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_]\w*)")
+_SHELLS = ("sh", "bash", "ash", "dash", "zsh")
 
 
 @dataclass(frozen=True)
@@ -93,12 +96,18 @@ def literal_env(container: Container) -> dict[str, tuple[str, tuple]]:
     return found
 
 
-def _expand(text: str, env: dict[str, tuple[str, tuple]]) -> str:
+def _expand(pattern: re.Pattern, text: str, env: dict[str, tuple[str, tuple]]) -> str:
     def sub(match: re.Match) -> str:
-        name = match.group(1) or match.group(2) or match.group(3)
+        name = next(g for g in match.groups() if g)
         return env[name][0] if name in env else match.group(0)
 
-    return _VAR.sub(sub, text)
+    return pattern.sub(sub, text)
+
+
+def _runs_a_shell(container: Container) -> bool:
+    command = container.data.get("command")
+    first = command[0] if isinstance(command, list) and command else None
+    return isinstance(first, str) and first.rsplit("/", 1)[-1] in _SHELLS
 
 
 def _split(script: str) -> list[str]:
@@ -115,6 +124,7 @@ def _split(script: str) -> list[str]:
 def arguments(container: Container) -> list[Arg]:
     """Every word of ``command`` then ``args``; items holding a script are split into words."""
     env = literal_env(container)
+    shell = _runs_a_shell(container)
     words: list[Arg] = []
     for key in ("command", "args"):
         items = container.data.get(key)
@@ -123,9 +133,12 @@ def arguments(container: Container) -> list[Arg]:
         for i, item in enumerate(items):
             if isinstance(item, bool) or not isinstance(item, str | int | float):
                 continue
-            text = _expand(str(item), env)
+            text = _expand(_KUBE_VAR, str(item), env)
             path = container.path + (key, i)
-            if any(c.isspace() for c in text.strip()):
+            script = any(c.isspace() for c in text.strip())
+            if shell or script:  # only a shell expands these; a plain argv keeps "$TP" as is
+                text = _expand(_SHELL_VAR, text, env)
+            if script:
                 words.extend(Arg(w, path) for w in _split(text))
             else:
                 words.append(Arg(text, path))
