@@ -73,7 +73,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from gpulint.findings import Severity
-from gpulint.model.resource import Resource
+from gpulint.model.resource import Container, Resource
 from gpulint.nvidia import containers, operator, recognise
 from gpulint.nvidia.configs import at_path
 from gpulint.parse import Document
@@ -103,10 +103,11 @@ def missing(resources: Any) -> list[str]:
     return found
 
 
-def _message(what: str, gaps: list[str]) -> str:
+def _message(what: str, gaps: list[str], gfd: bool = False) -> str:
+    effect = "its GPU labels go stale" if gfd else "the node stops advertising its GPUs"
     return (
-        f"{what} sets no {', '.join(gaps)}; a BestEffort or Burstable plugin pod is evicted "
-        "first under memory pressure and the node stops advertising its GPUs"
+        f"{what} sets no {', '.join(gaps)}; a BestEffort or Burstable pod is evicted "
+        f"first under memory pressure and {effect}"
     )
 
 
@@ -118,10 +119,11 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         return
     for container in containers.plugin_containers(resource):
         gaps = missing(container.data.get("resources"))
+        gfd = not containers.runs_plugin(container)
         if gaps:
             yield Report(
                 container.path + ("resources",),
-                _message(f"the plugin container ({container.image})", gaps),
+                _message(f"{_role(container)} container ({container.image})", gaps, gfd),
                 container=container.name,
             )
 
@@ -138,6 +140,10 @@ def check_values(doc: Document, ctx: Context) -> Iterator[Report]:
         elif where.kind == recognise.OPERATOR_CHART:
             view = operator.values_view(data, where.prefix)
             yield from _set_but_incomplete(view.field("devicePlugin", "resources"), "devicePlugin")
+
+
+def _role(container: Container) -> str:
+    return "the " + containers.role(container)
 
 
 def _set_but_incomplete(found: tuple | None, what: str) -> Iterator[Report]:

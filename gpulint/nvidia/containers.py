@@ -73,6 +73,21 @@ def runs_plugin(container: Container) -> bool:
     return not any(binary in text for binary in _OTHER_BINARIES)
 
 
+def role(container: Container) -> str:
+    """What a device plugin or GFD image container runs, in words."""
+    if images.image_kind(container.image) == images.GFD:
+        return "GPU feature discovery"
+    text = " ".join(word for _path, word in _words(container)[:3])
+    for binary, words in zip(
+        _OTHER_BINARIES,
+        ("GPU feature discovery", "MPS control daemon", "config manager"),
+        strict=True,
+    ):
+        if binary in text:
+            return words
+    return "device plugin"
+
+
 def plugin_containers(resource: Resource) -> Iterator[Container]:
     """Containers running NVIDIA's device plugin or GFD images (init containers skipped)."""
     for container in resource.containers():

@@ -52,7 +52,9 @@ class OperatorView:
     def config_entries(self) -> list[tuple[tuple, str, str]]:
         """(path, name, text) of configs the chart builds (``devicePlugin.config.data``)."""
         config = self._block("devicePlugin").get("config")
-        data = config.get("data") if isinstance(config, dict) else None
+        if not isinstance(config, dict) or config.get("create") is not True:
+            return []  # the chart builds the ConfigMap from data only with create: true
+        data = config.get("data")
         if not isinstance(data, dict):
             return []
         base = self.prefix + ("devicePlugin", "config", "data")
