@@ -76,12 +76,10 @@ give GPU pods the matching toleration (or enable the
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
-from gpulint.model.gpu import is_gpu_resource
-from gpulint.model.gpu_labels import requirements_from_labels, selects_gpu_nodes
-from gpulint.model.quantity import QuantityError, parse_quantity
+from gpulint.model.gpu_labels import has_gpu_taint, node_gpu_evidence
 from gpulint.model.resource import Resource
 from gpulint.registry import Report, Rule
 
@@ -96,37 +94,12 @@ rule = Rule(
     __doc__,
 )
 
-_BLOCKING = ("NoSchedule", "NoExecute")
-
-
-def _positive(value: Any) -> bool:
-    try:
-        return parse_quantity(value) > 0
-    except QuantityError:
-        return False
-
-
-def gpu_evidence(obj: Mapping[str, Any], labels: Mapping[str, Any]) -> tuple[tuple, str] | None:
-    """(path, description) of the first thing that says this Node has GPUs."""
-    status = obj.get("status")
-    if isinstance(status, Mapping):
-        for section in ("capacity", "allocatable"):
-            values = status.get(section)
-            if isinstance(values, Mapping):
-                for name, value in values.items():
-                    if is_gpu_resource(str(name)) and _positive(value):
-                        return ("status", section, name), f"{section} {name}: {value}"
-    for req in requirements_from_labels(labels):
-        if selects_gpu_nodes(req):
-            return req.path, f"label {req.key}={req.values[0]}"
-    return None
-
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     if resource.kind != "Node":
         return
-    evidence = gpu_evidence(resource.obj, resource.labels)
+    evidence = node_gpu_evidence(resource.obj, resource.labels)
     if evidence is None:
         return
     spec = resource.obj.get("spec")
@@ -134,10 +107,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     taints = spec.get("taints")
     taints = taints if isinstance(taints, list) else []
     keys = tuple(ctx.settings.gpu_taint_keys)
-    for taint in taints:
-        blocking = isinstance(taint, Mapping) and taint.get("effect") in _BLOCKING
-        if blocking and taint.get("key") in keys:
-            return
+    if not keys or has_gpu_taint(taints, keys):
+        return
     path, what = evidence
     wanted = " or ".join(f"{k}:NoSchedule" for k in keys)
     message = (

@@ -288,3 +288,15 @@ def test_gpu208_configured_taint_key(tmp_path):
     )
     found = lint(tmp_path, node({}, "", CAPACITY), "--select", "GPU208", "--config", str(config))
     assert "no sku:NoSchedule taint" in found[0]["message"]
+
+
+def test_gpu205_mig_single_product_with_mixed_strategy(tmp_path):
+    text = node(
+        {
+            "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb",
+            "nvidia.com/mig.strategy": "mixed",
+        }
+    )
+    found = lint(tmp_path, text, "--select", "GPU205")
+    assert where(found) == [("GPU205", 7, 5)]
+    assert "only under the single strategy" in found[0]["message"]

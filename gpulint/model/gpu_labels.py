@@ -27,8 +27,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from gpulint import catalog
+from gpulint.model.gpu import is_gpu_resource
+from gpulint.model.quantity import QuantityError, parse_quantity
 from gpulint.model.scheduling import LabelRequirement
 
 PRODUCT = "nvidia.com/gpu.product"
@@ -161,6 +164,48 @@ def requirements_from_labels(
             text = "true" if value else "false"
         found.append(LabelRequirement(str(key), "In", (text,), path + (key,), None))
     return found
+
+
+# --- GPU nodes --------------------------------------------------------------------------------
+
+# Taint effects that keep pods without a toleration off a node.
+BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
+
+
+def _positive(value: object) -> bool:
+    try:
+        return parse_quantity(value) > 0
+    except QuantityError:
+        return False
+
+
+def node_gpu_evidence(
+    obj: Mapping[str, Any], labels: Mapping[str, Any]
+) -> tuple[tuple, str] | None:
+    """(path, description) of the first thing that says a Node has GPUs: a GPU
+    resource in status.capacity or status.allocatable, else a GPU label."""
+    status = obj.get("status")
+    if isinstance(status, Mapping):
+        for section in ("capacity", "allocatable"):
+            values = status.get(section)
+            if isinstance(values, Mapping):
+                for name, value in values.items():
+                    if is_gpu_resource(str(name)) and _positive(value):
+                        return ("status", section, name), f"{section} {name}: {value}"
+    for req in requirements_from_labels(labels):
+        if selects_gpu_nodes(req):
+            return req.path, f"label {req.key}={req.values[0]}"
+    return None
+
+
+def has_gpu_taint(taints: Any, keys: Sequence[str]) -> bool:
+    """Whether a Node's ``spec.taints`` keep pods off it with one of the GPU taint keys."""
+    if not isinstance(taints, list):
+        return False
+    return any(
+        isinstance(t, Mapping) and t.get("key") in keys and t.get("effect") in BLOCKING_EFFECTS
+        for t in taints
+    )
 
 
 # --- Did you mean ---------------------------------------------------------------------------
@@ -379,6 +424,11 @@ def _why_not(
             mapped = [catalog.gpu_for_product(v) for v in req.values]
             if all(mapped) and gpu not in mapped:
                 return req, f"{_quote(req)} is a different GPU from {name}"
+        if key == MIG_STRATEGY and op == "In" and profile and set(req.values) == {"mixed"}:
+            return req, (
+                f"{_quote(req)} contradicts {name}: GPU feature discovery adds -MIG-<profile> "
+                "to the product only under the single strategy"
+            )
         mig = _mig_conflict(gpu, name, req)
         if mig:
             return req, mig
