@@ -3,7 +3,11 @@
 A container that requests MIG devices together with full GPUs
 (`nvidia.com/gpu` beside `nvidia.com/mig-*`), or more than one MIG device
 (`nvidia.com/mig-1g.10gb: 2`, or two MIG resources). Time-sliced MIG replicas
-(`nvidia.com/mig-*.shared`) requested alone are left to GPU602.
+(`nvidia.com/mig-*.shared`) requested alone are left to GPU602. MIG devices
+from DRA claims count too, when the lint run defines the claim or template: a
+container that uses a claim whose requests for `mig.nvidia.com` add up to more
+than one device (or that also gets `gpu.nvidia.com` GPUs), unless it names a
+single `request` of the claim.
 
 ## Why it matters
 CUDA enumerates at most one MIG device per process; further MIG devices and
@@ -55,16 +59,26 @@ small ones. Use full GPUs (`nvidia.com/gpu`) in a separate container.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from gpulint.findings import Severity
+from gpulint.model.dra import (
+    FULL_GPU_CLASS,
+    MIG_CLASS,
+    ClaimObject,
+    claim_objects,
+    container_claims,
+    namespaces_match,
+    pod_claims,
+)
 from gpulint.model.gpu import NVIDIA_GPU
 from gpulint.model.mig import mig_entries
 from gpulint.model.resource import Resource
 from gpulint.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine import Anchor, Context
 
 rule = Rule(
     "GPU503",
@@ -96,4 +110,99 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             f"container {container.name!r} requests {problem}; a CUDA process enumerates "
             "only one MIG device, so the rest are held but cannot be used by the same program",
             container=container.name,
+        )
+
+
+@dataclass(frozen=True)
+class _ClaimUse:
+    """A container's DRA claims and its device plugin GPUs (a picklable fact)."""
+
+    namespace: str | None
+    container: str
+    refs: tuple[tuple[str, str, str, str | None], ...]  # (kind, target, entry, request)
+    plugin_full: int
+    plugin_mig: int
+    anchor: Anchor
+
+
+@rule.collector
+def collect(resource: Resource, ctx: Context) -> list[Any]:
+    facts: list[Any] = list(claim_objects(resource))
+    for pod in resource.pod_specs:
+        entries = {c.name: c for c in pod_claims(pod)}
+        for container in pod.containers:
+            uses = container_claims(container)
+            refs = tuple(
+                (*entries[u.name].reference, u.name, u.request)
+                for u in uses
+                if u.name in entries and entries[u.name].reference
+            )
+            if not refs:
+                continue
+            mig = sum(e.count or 0 for e in mig_entries(container))
+            facts.append(
+                _ClaimUse(
+                    resource.namespace,
+                    container.name,
+                    refs,
+                    container.gpus.get(NVIDIA_GPU, 0),
+                    mig,
+                    ctx.anchor(resource, uses[0].path, container.name),
+                )
+            )
+    return facts
+
+
+def _claim_devices(objects: list[ClaimObject], use: _ClaimUse) -> tuple[int, int, list[str]]:
+    """(MIG devices, full GPUs, descriptions) the container gets from its claims."""
+    mig = full = 0
+    shown = []
+    for kind, target, entry, request in use.refs:
+        found = [
+            o
+            for o in objects
+            if o.kind == kind
+            and o.name == target
+            and namespaces_match(o.namespace, use.namespace)
+            and not o.generated
+        ]
+        if len(found) != 1:
+            continue  # not in the run, or ambiguous: its devices are unknown
+        for name, device_class, devices in found[0].exact:
+            if request and name != request.split("/", 1)[0]:
+                continue
+            if devices is None:
+                continue  # allocationMode All: how many depends on the node
+            if device_class == MIG_CLASS:
+                mig += devices
+                shown.append(f"{devices} {MIG_CLASS} from claim {entry!r} request {name!r}")
+            elif device_class == FULL_GPU_CLASS:
+                full += devices
+                shown.append(f"{devices} {FULL_GPU_CLASS} from claim {entry!r} request {name!r}")
+    return mig, full, shown
+
+
+@rule.finalizer
+def finalize(facts: list[Any], ctx: Context) -> Iterator[tuple[Anchor, str]]:
+    objects = [f for f in facts if isinstance(f, ClaimObject)]
+    for use in facts:
+        if not isinstance(use, _ClaimUse):
+            continue
+        mig, full, shown = _claim_devices(objects, use)
+        if not mig:
+            continue  # without DRA MIG devices the per-container check has said all
+        mig += use.plugin_mig
+        full += use.plugin_full
+        if use.plugin_mig:
+            shown.append(f"{use.plugin_mig} nvidia.com/mig-* from the device plugin")
+        if use.plugin_full:
+            shown.append(f"{use.plugin_full} {NVIDIA_GPU} from the device plugin")
+        if not full and mig < 2:
+            continue
+        what = f"{mig} MIG devices" + (f" and {full} full GPUs" if full else "")
+        yield (
+            use.anchor,
+            f"container {use.container!r} gets {what} ({'; '.join(shown)}); a CUDA process "
+            "enumerates only one MIG device, so the rest are held but cannot be used by the "
+            "same program; name one request per container (resources.claims[].request)",
         )

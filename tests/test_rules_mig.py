@@ -221,3 +221,53 @@ def test_selectors_of_other_drivers_are_not_read(tmp_path):
         "gpu.nvidia.com", "nic.example.com"
     )
     assert lint(tmp_path, text, "--select", "GPU501") == []
+
+
+MIG_TEMPLATE = """
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata:
+  name: mig-devices
+spec:
+  spec:
+    devices:
+      requests:
+        - name: small
+          exactly:
+            deviceClassName: mig.nvidia.com
+            count: {count}
+        - name: big
+          exactly:
+            deviceClassName: mig.nvidia.com
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  resourceClaims:
+    - name: mig
+      resourceClaimTemplateName: mig-devices
+  containers:
+    - name: c
+      image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+      resources:
+        claims:
+          - name: mig{request}
+"""
+
+
+def test_dra_claim_with_several_mig_devices(tmp_path):
+    found = lint(tmp_path, MIG_TEMPLATE.format(count=1, request=""), "--select", "GPU503")
+    assert where(found) == [("GPU503", 30, 13)]
+    assert "gets 2 MIG devices" in found[0]["message"]
+    assert "claim 'mig' request 'big'" in found[0]["message"]
+
+
+def test_dra_container_naming_one_request(tmp_path):
+    one = MIG_TEMPLATE.format(count=1, request="\n            request: small")
+    assert lint(tmp_path, one, "--select", "GPU503") == []
+    # ...unless that request itself asks for two devices.
+    two = MIG_TEMPLATE.format(count=2, request="\n            request: small")
+    found = lint(tmp_path, two, "--select", "GPU503")
+    assert where(found) == [("GPU503", 30, 13)]

@@ -35,6 +35,8 @@ SERVED_VERSIONS = EXACTLY_VERSIONS + FLAT_VERSIONS
 # [k8s-dra-driver-gpu deployments/helm/dra-driver-nvidia-gpu/templates/deviceclass-*.yaml]
 GPU_DEVICE_CLASSES = frozenset({"gpu.nvidia.com", "mig.nvidia.com", "vfio.gpu.nvidia.com"})
 GPU_DRIVER = "gpu.nvidia.com"
+MIG_CLASS = "mig.nvidia.com"
+FULL_GPU_CLASS = "gpu.nvidia.com"
 
 # ComputeDomain (resource.nvidia.com) makes the ResourceClaimTemplate it names in
 # ``spec.channel.resourceClaimTemplate.name`` in its own namespace.
@@ -155,6 +157,8 @@ class DeviceRequest:
     name: str
     classes: tuple[str, ...]  # device class names it (or its firstAvailable subrequests) names
     path: tuple  # relative to the resource object
+    devices: int | None = 1  # how many devices an exact request gets; None: allocationMode All
+    exact_class: str | None = None  # the class of an exact request (not firstAvailable)
 
 
 def device_requests(resource: Resource) -> Iterator[DeviceRequest]:
@@ -176,16 +180,29 @@ def device_requests(resource: Resource) -> Iterator[DeviceRequest]:
         if not isinstance(request, dict):
             continue
         classes = []
+        devices: int | None = 1
+        exact_class = None
         for holder in (request, request.get("exactly")):
             if isinstance(holder, dict) and _text(holder.get("deviceClassName")):
-                classes.append(str(holder["deviceClassName"]))
+                exact_class = str(holder["deviceClassName"])
+                classes.append(exact_class)
+                devices = _devices(holder)
         subrequests = request.get("firstAvailable")
         if isinstance(subrequests, list):
             for sub in subrequests:
                 if isinstance(sub, dict) and _text(sub.get("deviceClassName")):
                     classes.append(str(sub["deviceClassName"]))
         name = _text(request.get("name")) or ""
-        yield DeviceRequest(name, tuple(classes), spec_path + ("devices", "requests", i))
+        path = spec_path + ("devices", "requests", i)
+        yield DeviceRequest(name, tuple(classes), path, devices, exact_class)
+
+
+def _devices(request: dict) -> int | None:
+    """Devices an exact request is allocated: ``count`` (default 1), None for ``All``."""
+    if request.get("allocationMode") == "All":
+        return None
+    count = request.get("count", 1)
+    return count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1
 
 
 def class_selects_gpus(resource: Resource) -> bool:
@@ -224,6 +241,8 @@ class ClaimObject:
     requests: tuple[str, ...]  # request names; empty when unknown
     classes: tuple[str, ...]  # device class names its requests use
     generated: bool = False  # made by another object (ComputeDomain), contents unknown
+    # (request name, device class, devices or None for All) of each exact request
+    exact: tuple[tuple[str, str, int | None], ...] = ()
 
 
 def claim_objects(resource: Resource) -> list[ClaimObject]:
@@ -242,6 +261,7 @@ def claim_objects(resource: Resource) -> list[ClaimObject]:
             resource.name,
             tuple(r.name for r in requests if r.name),
             tuple(c for r in requests for c in r.classes),
+            exact=tuple((r.name, r.exact_class, r.devices) for r in requests if r.exact_class),
         )
     ]
 
