@@ -10,6 +10,8 @@ reports, and that is close to one that does:
   the label never has (`NVIDIA-H200-SXM5-141GB`);
 - a GKE accelerator name as a product, or the reverse (`nvidia-tesla-t4` vs
   `Tesla-T4`).
+KServe's `serving.kserve.io/gke-accelerator` annotation, which becomes a
+`cloud.google.com/gke-accelerator` node selector, is checked the same way.
 The GPU feature discovery suffixes `-MIG-<profile>` and `-SHARED` are understood.
 A well-formed value that matches nothing gpulint knows is left alone: it may be
 a GPU newer than gpulint's catalog.
@@ -143,8 +145,20 @@ def _either(values: list[str]) -> str:
     return ", ".join(shown[:-1]) + " or " + shown[-1] + more
 
 
+# KServe turns this InferenceService annotation into a gke-accelerator node selector.
+_KSERVE_GKE = "serving.kserve.io/gke-accelerator"
+
+
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    value = resource.annotations.get(_KSERVE_GKE)
+    advice = _advice(GKE_ACCELERATOR, str(value)) if isinstance(value, str) else None
+    if advice is not None:
+        yield Report(
+            ("metadata", "annotations", _KSERVE_GKE),
+            f"{_KSERVE_GKE} {value!r} (a {GKE_ACCELERATOR} value) matches no GPU node: {advice}",
+            at="value",
+        )
     for pod in resource.pod_specs:
         for req in label_requirements(pod.spec):
             if req.key not in (PRODUCT, GKE_ACCELERATOR) or req.operator != "In":

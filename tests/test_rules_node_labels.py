@@ -300,3 +300,25 @@ def test_gpu205_mig_single_product_with_mixed_strategy(tmp_path):
     found = lint(tmp_path, text, "--select", "GPU205")
     assert where(found) == [("GPU205", 7, 5)]
     assert "only under the single strategy" in found[0]["message"]
+
+
+def test_gpu206_kserve_gke_accelerator_annotation(tmp_path):
+    text = """
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: flowers
+  annotations:
+    serving.kserve.io/gke-accelerator: nvidia-tesla-h100
+spec:
+  predictor:
+    tensorflow:
+      storageUri: gs://kfserving-examples/models/tensorflow/flowers
+      resources:
+        limits: {nvidia.com/gpu: 1}
+"""
+    found = lint(tmp_path, text, "--select", "GPU206")
+    assert where(found) == [("GPU206", 6, 40)]
+    assert "did you mean nvidia-h100-80gb or nvidia-h100-mega-80gb?" in found[0]["message"]
+    good = text.replace("nvidia-tesla-h100", "nvidia-tesla-t4")
+    assert lint(tmp_path, good, "--select", "GPU206") == []
