@@ -208,6 +208,20 @@ def test_extended_resource_toleration_is_not_assumed(tmp_path, inventory):
     assert where(found) == [("GPU210", 15, 15)]
 
 
+def test_extended_resource_toleration_from_the_config_file(tmp_path, inventory):
+    # The admission plugin adds {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}.
+    config = tmp_path / "gpulint.yaml"
+    config.write_text("extended-resource-toleration: true\n")
+    found = check(
+        tmp_path,
+        deployment("ert", "nvidia.com/gpu: 8"),
+        inventory(main_cluster()),
+        "--config",
+        str(config),
+    )
+    assert found == []
+
+
 # --- node affinity operators --------------------------------------------------------------------
 
 
