@@ -6,7 +6,8 @@ longer serve:
   ResourceClaimParameters, PodSchedulingContext, `parametersRef`...), removed in
   Kubernetes 1.31;
 - ResourceClaim, ResourceClaimTemplate, DeviceClass and ResourceSlice in
-  `resource.k8s.io/v1alpha3`, which now serves only DeviceTaintRule;
+  `resource.k8s.io/v1alpha3`, which now holds only alpha kinds such as
+  DeviceTaintRule;
 - the NVIDIA DRA driver's old `gpu.resource.nvidia.com` parameter objects
   (`GpuClaimParameters`, `MigDeviceClaimParameters`, `DeviceClassParameters`);
 - a pod's `resourceClaims[].source:` mapping, flattened in Kubernetes 1.31.
@@ -135,8 +136,8 @@ def _object_problem(resource: Resource) -> str | None:
         )
     if group == GROUP and version == "v1alpha3" and kind in _V1ALPHA3_MOVED:
         return (
-            f"{kind} is no longer served as {resource.api_version} (it now serves only "
-            f"DeviceTaintRule), so kubectl fails with: {_not_served(resource)}; use "
+            f"{kind} is no longer served as {resource.api_version} (it now holds only alpha "
+            f"kinds such as DeviceTaintRule), so kubectl fails with: {_not_served(resource)}; use "
             f"resource.k8s.io/v1 (v1beta1 before Kubernetes 1.34)"
         )
     if group == NVIDIA_LEGACY_GROUP and kind in _NVIDIA:

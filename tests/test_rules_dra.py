@@ -293,7 +293,7 @@ spec:
         in (found[0]["message"])
     )
     assert "kind: GpuConfig" in found[1]["message"]
-    assert "now serves only DeviceTaintRule" in found[2]["message"]
+    assert "is no longer served as resource.k8s.io/v1alpha3" in found[2]["message"]
 
 
 def test_pod_claim_source_mapping(tmp_path):
