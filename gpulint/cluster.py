@@ -48,9 +48,12 @@ def _resources(targets: Iterable[Target]) -> tuple[dict[str, list[Resource]], li
 def inventory_targets(paths: Iterable[str]) -> tuple[list[Target], list[InputError]]:
     """The Node files behind ``--cluster``; a file without a single Node is an input error."""
     targets, errors = discover(list(paths))
+    # Read and parse errors are left to the lint run, which reads these files again.
     by_file, read_errors = _resources(targets)
-    errors.extend(read_errors)
+    broken = {e.file for e in read_errors}
     for target in targets:
+        if target.path in broken:
+            continue
         if target.path in by_file and not any(is_node(r) for r in by_file[target.path]):
             errors.append(
                 InputError(

@@ -762,3 +762,12 @@ def test_cluster_file_without_nodes_is_an_input_error(tmp_path):
     result = run_cli("check", str(path), "--cluster", str(path))
     assert result.exit_code == 2
     assert "no Node objects in this --cluster file" in result.output
+
+
+def test_broken_cluster_file_is_reported_once(tmp_path):
+    nodes = tmp_path / "nodes.yaml"
+    nodes.write_text("apiVersion: v1\nkind: List\nitems: [\n")
+    path = tmp_path / "app.yaml"
+    path.write_text(deployment("ok"))
+    report = findings_json(str(path), "--cluster", str(nodes))
+    assert [e["path"] for e in report["errors"]] == [str(nodes)]
