@@ -7,7 +7,9 @@ did-you-mean), values of the wrong type, bad enum values, the top-level
 `version` key the chart does not have, `gfd.noTimestamp`/`gfd.sleepInterval`
 (declared but never read), and the values that make the chart fail to render
 (`namespace`, `config.name` with `config.map`, several `config.map` entries
-without a default).
+without a default). In the GPU Operator chart's values (`gpu-operator`): top-level
+keys the chart does not have, and the keys and types of its `devicePlugin`,
+`gfd` and `mig` blocks (`devicePlugin.verison` is ignored just the same).
 
 ## Why it matters
 The chart ships no `values.schema.json`, so Helm accepts anything and renders
@@ -49,7 +51,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
-from gpulint.nvidia import recognise, values
+from gpulint.nvidia import operator, recognise, values
 from gpulint.nvidia.configs import at_path
 from gpulint.parse import Document
 from gpulint.registry import Report, Rule
@@ -69,10 +71,14 @@ rule = Rule(
 @rule.document_check
 def check(doc: Document, ctx: Context) -> Iterator[Report]:
     for where in recognise.place(doc.data, recognise.values_for(ctx.settings)):
-        if where.kind != recognise.DEVICE_PLUGIN_CHART:
-            continue
         data = at_path(doc.data, where.prefix)
         if not isinstance(data, dict):
             continue
-        for problem in values.problems(data):
+        if where.kind == recognise.DEVICE_PLUGIN_CHART:
+            problems = values.problems(data)
+        elif where.kind == recognise.OPERATOR_CHART:
+            problems = operator.values_problems(data)
+        else:
+            continue
+        for problem in problems:
             yield Report(where.prefix + problem.path, problem.message, at=problem.at)

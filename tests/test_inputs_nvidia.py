@@ -97,7 +97,8 @@ def test_schema_problems_at_the_offending_key(tmp_path):
     ]
     messages = [f["message"] for f in found]
     assert "did you mean 'uuid'" in messages[0]
-    assert "unknown key 'repositry'; did you mean 'repository'" in messages[1]
+    assert messages[1].startswith("unknown key 'repositry': the chart never reads it")
+    assert messages[1].endswith("did you mean 'repository'?")
     assert "'first' is not one of named, single, empty" in messages[2]
     assert 'typeIs "bool"' in messages[3] and "FAIL_ON_INIT_ERROR" in messages[3]
     assert "tolerations" in messages[4]
@@ -134,7 +135,7 @@ def test_config_file_in_configmap_and_chart_map(tmp_path):
     # the entry key holds the finding; the inner path is in the message
     assert where(found) == [("GPU404", 7, 3), ("GPU404", 7, 3)]
     text = " ".join(f["message"] for f in found)
-    assert "unknown key 'replica'; did you mean 'replicas'" in text
+    assert "unknown key 'replica': the plugin ignores it silently; did you mean 'replicas'?" in text
     assert '"no replicas specified"' in text
     assert found[0]["resource"]["kind"] == "ConfigMap"
 
@@ -241,3 +242,46 @@ def test_operator_asset_placeholders_are_not_strategies(tmp_path):
               value: "FILLED BY OPERATOR"
     """
     assert lint(tmp_path, text, "--select", "GPU402") == []
+
+
+def test_gpu_operator_values_device_plugin_blocks(tmp_path):
+    text = """\
+    driver:
+      enabled: false
+      anything: goes
+    toolkit: {enabled: true}
+    mig:
+      strategy: mixed
+    devicePlugin:
+      enabled: true
+      repository: nvcr.io/nvidia
+      image: k8s-device-plugin
+      verison: v0.17.4
+      config:
+        create: "true"
+        name: plugin-configs
+        default: any
+        data:
+          any: |-
+            version: v1
+            sharing:
+              timeSlicing:
+                resources:
+                - name: nvidia.com/gpu
+                  replicas: 1
+      mps:
+        root: /run/nvidia/mps
+    gfd:
+      enabled: true
+      version: v0.17.4
+    devicePluginConfig: {}
+    """
+    found = lint(tmp_path, text, "--select", "GPU403,GPU404", name="values.yaml")
+    assert where(found) == [("GPU403", 11, 3), ("GPU403", 13, 13), ("GPU403", 29, 1)]
+    assert found[0]["message"].endswith("did you mean 'version'?")
+    assert "the gpu-operator chart never reads it" in found[0]["message"]
+    # with create: true (a boolean), the chart builds the ConfigMap and GPU404 reads data
+    fixed = text.replace('create: "true"', "create: true")
+    found = lint(tmp_path, fixed, "--select", "GPU404", name="values.yaml")
+    assert where(found) == [("GPU404", 17, 7)]
+    assert "config 'any' in devicePlugin.config.data" in found[0]["message"]

@@ -11,11 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from gpulint import schema_check
 from gpulint.model.resource import Resource
+from gpulint.nvidia import recognise
 
 API_VERSION = "nvidia.com/v1"
 KIND = "ClusterPolicy"
 CHART_DEFAULT_MIG_STRATEGY = "single"
+VALUES_SCHEMA = "gpu-operator-values.schema.json"
 
 
 @dataclass(frozen=True)
@@ -78,3 +81,18 @@ def cluster_policy(resource: Resource) -> OperatorView | None:
 
 def values_view(values: dict, prefix: tuple = ()) -> OperatorView:
     return OperatorView(values, prefix, True)
+
+
+def values_problems(values: dict) -> list[schema_check.SchemaProblem]:
+    """Keys the gpu-operator chart never reads (top level, devicePlugin, gfd, mig), wrong types."""
+    found = []
+    for problem in schema_check.check(values, VALUES_SCHEMA):
+        if problem.path == ("mig", "strategy") and problem.at == "value":
+            continue  # GPU402 reports MIG strategies
+        if problem.message.startswith("unknown key"):
+            why = "the gpu-operator chart never reads it (Helm ignores it)"
+            message = recognise.explain(problem.message, why)
+        else:
+            message = f"{'.'.join(map(str, problem.path))}: {problem.message}"
+        found.append(schema_check.SchemaProblem(problem.path, message, problem.at))
+    return found

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from gpulint import schema_check
+from gpulint.nvidia import recognise
 
 SCHEMA = "device-plugin-config.schema.json"
 VALID_MIG_STRATEGIES = ("none", "single", "mixed")
@@ -287,7 +288,10 @@ def _schema_problems(config: dict) -> list[Problem]:
             continue  # GPU402 reports MIG strategies
         if problem.at == "key" and problem.message.startswith("unknown key"):
             found.append(
-                Problem(problem.path, f"{problem.message}; the plugin ignores it silently")
+                Problem(
+                    problem.path,
+                    recognise.explain(problem.message, "the plugin ignores it silently"),
+                )
             )
             continue
         found.append(

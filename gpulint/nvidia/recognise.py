@@ -166,6 +166,12 @@ def place(data: Any, values_for: str | None = None) -> list[Placed]:
     return found
 
 
+def explain(message: str, why: str) -> str:
+    """``unknown key 'x'; did you mean 'y'?`` + why -> the why before the did-you-mean."""
+    head, sep, hint = message.partition("; did you mean")
+    return f"{head}: {why}{sep}{hint}"
+
+
 def values_for(settings: Any) -> str | None:
     extra = getattr(settings, "extra", None) or {}
     chosen = extra.get("values_for")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpulint import schema_check
+from gpulint.nvidia import recognise
 
 SCHEMA = "device-plugin-values.schema.json"
 VALID_DEVICE_LIST_STRATEGIES = ("envvar", "volume-mounts", "cdi-annotations", "cdi-cri")
@@ -91,7 +92,8 @@ def _explain(values: dict, problem: schema_check.SchemaProblem) -> Problem | Non
             "value",
         )
     if problem.message.startswith("unknown key"):
-        return Problem(path, f"{problem.message}; the chart never reads it (Helm ignores it)")
+        why = "the chart never reads it (Helm ignores it)"
+        return Problem(path, recognise.explain(problem.message, why))
     return Problem(path, f"{_dotted(path)}: {problem.message}", problem.at)
 
 
