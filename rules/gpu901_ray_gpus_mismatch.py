@@ -4,6 +4,10 @@ A KubeRay head or worker group (RayCluster, RayJob, RayService; `ray.io/v1` and
 `v1alpha1`) whose `rayStartParams.num-gpus` differs from the GPUs its Ray
 container (the first container of the pod template) holds.
 
+A Ray node that holds no GPU and runs a CPU image (no `gpu`, `cuda` or `cuXYZ`
+in the image name) is left alone: declaring logical GPUs there is a deliberate
+Ray idiom for testing GPU scheduling on CPU-only clusters.
+
 ## Why it matters
 KubeRay passes `num-gpus` to `ray start` as the number of GPUs the Ray node
 offers; only when it is absent does KubeRay read it from the container's GPU
@@ -79,6 +83,7 @@ tasks (`@ray.remote(num_gpus=0.5)`), not in `rayStartParams`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -102,6 +107,8 @@ rule = Rule(
 )
 
 _KEY = "num-gpus"
+# Ray's GPU images: rayproject/ray:2.9.0-gpu, ray-ml:...-cu121, CUDA base images.
+_GPU_IMAGE = re.compile(r"gpu|cuda|(?<![a-z])cu[0-9]{2,3}|nvcr\.io/")
 
 
 @rule.resource_check
@@ -136,7 +143,7 @@ def _mismatch(
     if not ray:
         return None
     held = total_gpus(ray[0].gpus)
-    if declared == held:
+    if declared == held or (held == 0 and not _GPU_IMAGE.search(ray[0].image.lower())):
         return None
     what = ", ".join(f"{n}: {c}" for n, c in sorted(ray[0].gpus.items())) or "no GPU"
     if declared > held:

@@ -797,7 +797,7 @@ spec:
         spec:
           containers:
             - name: ray-head
-              image: rayproject/ray:2.41.0
+              image: rayproject/ray:2.41.0-py311-cu121
     workerGroupSpecs:
       - groupName: a100
         replicas: 1
@@ -853,7 +853,7 @@ def test_gpu901_head_and_worker_mismatch(tmp_path):
 
 
 def test_gpu901_reads_the_first_container_only(tmp_path):
-    ray_head = "              image: rayproject/ray:2.41.0\n"
+    ray_head = "              image: rayproject/ray:2.41.0-py311-cu121\n"
     assert RAY_GPUS.count(ray_head) == 1
     text = RAY_GPUS.replace(
         ray_head,
@@ -893,3 +893,10 @@ def test_gpu901_v1alpha1_raycluster(tmp_path):
     """
     found = lint(tmp_path, text, "--select", "GPU901")
     assert [(f["code"], f["line"], f["column"]) for f in found] == [("GPU901", 8, 17)]
+
+
+def test_gpu901_logical_gpus_on_a_cpu_ray_node_are_deliberate(tmp_path):
+    # KubeRay's own samples declare GPUs on CPU-only nodes to exercise Ray scheduling.
+    cpu_image = RAY_GPUS.replace("rayproject/ray:2.41.0-py311-cu121", "rayproject/ray:2.41.0")
+    found = lint(tmp_path, cpu_image, "--select", "GPU901")
+    assert [(f["line"], f["column"]) for f in found] == [(19, 21)]  # the worker only
