@@ -157,6 +157,24 @@ def test_a_patched_value_falls_back_to_the_rendered_stream(only_wheel_kubectl, o
     assert "rendered with `kubectl kustomize overlay` (origin annotations on)" in rendered
 
 
+def test_documents_of_one_origin_file_are_told_apart_by_name(only_wheel_kubectl, tmp_path):
+    serve = DEPLOYMENT.replace("name: train", "name: serve").replace("gpu: 1", "gpu: 2")
+    _put(
+        tmp_path,
+        {
+            "app/kustomization.yaml": "namePrefix: team-\nresources:\n  - both.yaml\n",
+            "app/both.yaml": textwrap.dedent(serve).lstrip("\n")
+            + "---\n"
+            + textwrap.dedent(DEPLOYMENT).lstrip("\n"),
+        },
+    )
+    code, data = _check(str(tmp_path / "app"))
+    found = sorted((f["resource"]["name"], f["line"], f["column"]) for f in data["findings"])
+    # serve is the first document (lines 1-14), train the second (lines 16-29).
+    assert found == [("team-serve", 14, 15), ("team-train", 29, 15)]
+    assert {f["path"] for f in data["findings"]} == {str(tmp_path / "app" / "both.yaml")}
+
+
 def test_user_files_are_not_touched(only_wheel_kubectl, overlay):
     before = {p: p.read_bytes() for p in overlay.rglob("*") if p.is_file()}
     _check("overlay")
