@@ -6,7 +6,9 @@ names the GPU, such as `nvidia.com/gpu.product`, `nvidia.com/gpu.family`,
 `nvidia.com/gpu.memory`, `nvidia.com/gpu.machine`,
 `cloud.google.com/gke-accelerator`, `node.kubernetes.io/instance-type`,
 `karpenter.k8s.aws/instance-gpu-name` or `eks.amazonaws.com/instance-gpu-name`
-(a GKE node pool or an AKS agent pool counts: each has one machine type).
+(a GKE node pool or an AKS agent pool counts: each has one machine type), or
+a label of your own whose required values all name a GPU model
+(`gpu-type: a100`).
 Every affinity term must pin a model, since the scheduler may pick any term.
 Preferred affinity does not count; a scheduler annotation that picks the GPU
 type (HAMi's `nvidia.com/use-gputype`) does. Pods that request only MIG devices

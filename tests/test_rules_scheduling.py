@@ -54,6 +54,14 @@ def test_gpu201_model_labels_from_gfd_gke_karpenter_and_instance_type_count(tmp_
         assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201") == [], key
 
 
+def test_gpu201_own_labels_that_name_a_model_count(tmp_path):
+    for value in ("a100", "gpu-h100-80gb", "nvidia-tesla-t4"):
+        scheduling = f"  nodeSelector:\n    example.com/gpu-type: {value}"
+        assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201") == [], value
+    pool = "  nodeSelector:\n    example.com/pool: gpu-large"
+    assert where(lint(tmp_path, gpu_pod(pool), "--select", "GPU201")) == [("GPU201", 13, 11)]
+
+
 def test_gpu201_every_affinity_term_must_pin_a_model(tmp_path):
     scheduling = """  affinity:
     nodeAffinity:

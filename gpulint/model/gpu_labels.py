@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from gpulint import catalog
@@ -130,8 +131,27 @@ def is_model_key(key: str) -> bool:
     return key in MODEL_KEYS
 
 
+_MODEL_TOKEN = re.compile(r"^[a-z]{1,2}[0-9]{1,3}[a-z]?$")  # t4, a100, l40s, a10g, gh200
+
+
+@cache
+def model_tokens() -> frozenset[str]:
+    """GPU model names as words (``a100``, ``t4``...), from the catalog's product labels."""
+    words = {w for label in catalog.product_labels() for w in _tokens(label)}
+    words |= {w for value in catalog.gke_accelerators() for w in _tokens(value)}
+    return frozenset(w for w in words if _MODEL_TOKEN.match(w))
+
+
+def names_model(value: str) -> bool:
+    """A label value that names a GPU model, whatever the key (``gpu-type: a100``)."""
+    return bool(_tokens(value.replace(".", "-")) & model_tokens())
+
+
 def pins_model(req: LabelRequirement) -> bool:
-    """A requirement that narrows nodes to GPU models (In, or a numeric bound)."""
+    """A requirement that narrows nodes to GPU models: In (or a numeric bound) on a
+    model key, or In on any key whose values all name a known GPU model."""
+    if req.operator == "In" and req.values and all(names_model(v) for v in req.values):
+        return True
     if not is_model_key(req.key):
         return False
     return (req.operator == "In" and bool(req.values)) or req.operator in ("Gt", "Lt")
