@@ -771,3 +771,18 @@ def test_broken_cluster_file_is_reported_once(tmp_path):
     path.write_text(deployment("ok"))
     report = findings_json(str(path), "--cluster", str(nodes))
     assert [e["path"] for e in report["errors"]] == [str(nodes)]
+
+
+def test_same_verdicts_with_worker_processes(tmp_path):
+    # Facts cross process boundaries: Nodes and workloads in different files and workers.
+    folder = tmp_path / "nodes"
+    folder.mkdir()
+    for obj in after_t4_swap():
+        (folder / f"{obj['metadata']['name']}.yaml").write_text(json.dumps(obj))
+    app = tmp_path / "app.yaml"
+    app.write_text(deployment("embed", extra=STALE))
+    args = (str(app), "--cluster", str(folder), "--select", "GPU210")
+    one = findings_json(*args, "--jobs", "1")["findings"]
+    many = findings_json(*args, "--jobs", "3")["findings"]
+    assert where(one) == where(many) == [("GPU210", 17, 9)]
+    assert one[0]["message"] == many[0]["message"]
