@@ -321,3 +321,22 @@ def test_find_gives_up_on_keys_written_by_expressions():
 def test_find_gives_up_when_two_documents_write_the_same_key():
     text = "kind: A\nspec:\n  replicas: 1\n---\nkind: A\nspec:\n  replicas: 2\n"
     assert find(text, ("spec", "replicas")) is None
+
+
+def test_find_gives_up_when_a_conditional_item_may_come_first():
+    text = textwrap.dedent(
+        """\
+        spec:
+          containers:
+          {{- if .Values.sidecar.enabled }}
+          - name: sidecar
+            image: busybox
+          {{- end }}
+          - name: main
+            image: nvcr.io/nvidia/pytorch:24.05-py3
+        """
+    )
+    # Rendered without the sidecar, containers[0] is `main`; with it, `sidecar`: unknowable.
+    assert find(text, ("spec", "containers", 0, "image")) is None
+    assert find(text, ("spec", "containers", 1, "image")) is None
+    assert find(text, ("spec",)) is not None

@@ -3,11 +3,11 @@
 Templates are Go text, not YAML, so this reads lines, not a tree: a line that
 starts a key (``key:`` after indentation and any ``- ``) is a candidate for the
 last key of the path; its ancestors are the nearest lines above it with less
-indentation. A candidate is kept when its ancestor keys are exactly the path's
-keys. When several remain, their list positions (the n-th ``- `` item under a
-key) must match the path's indices too. Anything else (a key written by
-``toYaml``/``include``, a key spelled twice in one template, a computed key)
-is ambiguous and the caller falls back to the rendered line.
+indentation. A candidate is kept when its ancestors are exactly the path: the
+same keys, and the same list positions (the n-th ``- `` item under a key for
+index n). Anything else (a key written by ``toYaml``/``include``, items an
+expression adds before the template's own, a key spelled twice in one template,
+a computed key) is ambiguous and the caller falls back to the rendered line.
 """
 
 from __future__ import annotations
@@ -41,12 +41,15 @@ class _Line:
     value_col: int | None
 
 
-def _scan(text: str) -> list[_Line | None]:
-    """One entry a line; None for what says nothing about structure (blank, comment, {{ }})."""
+def _scan(text: str) -> tuple[list[_Line | None], frozenset[int]]:
+    """One entry a line (None for blank, comment and ``{{ }}``), and the ``{{ }}`` lines."""
     out: list[_Line | None] = []
+    directives = set()
     for number, raw in enumerate(text.splitlines()):
         stripped = raw.strip()
-        if not stripped or stripped.startswith("#") or _DIRECTIVE.match(raw):
+        if _DIRECTIVE.match(raw):
+            directives.add(number)
+        if not stripped or stripped.startswith("#") or number in directives:
             out.append(None)
             continue
         match = _KEY_LINE.match(raw)
@@ -66,7 +69,7 @@ def _scan(text: str) -> list[_Line | None]:
         if rest.strip() and not rest.strip().startswith("#"):
             value_col = match.end() + (len(rest) - len(rest.lstrip(" ")))
         out.append(_Line(number, indent, cols, match.group("key"), key_col, end, value_col))
-    return out
+    return out, frozenset(directives)
 
 
 def _document_start(raw_lines: list[str], number: int) -> int:
@@ -76,11 +79,13 @@ def _document_start(raw_lines: list[str], number: int) -> int:
     return 0
 
 
-def _chain(lines: list[_Line | None], target: _Line, start: int) -> list | None:
+def _chain(
+    lines: list[_Line | None], directives: frozenset[int], target: _Line, start: int
+) -> list | None:
     """Ancestor steps of ``target``, root first: keys, and list positions as ints."""
     steps: list = []  # innermost first
     for col in reversed(target.dash_cols):
-        steps.append(_position(lines, target.number, col, start))
+        steps.append(_position(lines, directives, target.number, col, start))
     col = target.indent if target.dash_cols else target.key_col
     after_item = bool(target.dash_cols)
     for number in range(target.number - 1, start - 1, -1):
@@ -94,14 +99,14 @@ def _chain(lines: list[_Line | None], target: _Line, start: int) -> list | None:
         if line.key and parent:
             steps.append(line.key)
             for dash in reversed(line.dash_cols):
-                steps.append(_position(lines, line.number, dash, start))
+                steps.append(_position(lines, directives, line.number, dash, start))
             col = line.indent if line.dash_cols else line.key_col
             after_item = bool(line.dash_cols)
         elif line.dash_cols and line.indent < col:
             # The target sits in an item this line opens; the line's own key is a sibling.
             for dash in reversed(line.dash_cols):
                 if dash < col:
-                    steps.append(_position(lines, line.number, dash, start))
+                    steps.append(_position(lines, directives, line.number, dash, start))
             col, after_item = line.indent, True
         elif line.indent < col:
             return None  # a line we cannot read structurally holds the target
@@ -111,10 +116,15 @@ def _chain(lines: list[_Line | None], target: _Line, start: int) -> list | None:
     return steps
 
 
-def _position(lines: list[_Line | None], item_line: int, dash_col: int, start: int) -> int:
-    """How many items of the same list come before the one at ``item_line``."""
+def _position(
+    lines: list[_Line | None], directives: frozenset[int], item_line: int, dash_col: int, start: int
+) -> int:
+    """How many items of the same list come before the one at ``item_line``; -1 when an
+    ``if``/``range``/``with`` above it in the list makes that unknowable."""
     position = 0
     for number in range(item_line - 1, start - 1, -1):
+        if number in directives:
+            return -1
         line = lines[number]
         if line is None:
             continue
@@ -135,20 +145,19 @@ def find(text: str, path: tuple) -> Hit | None:
     leaf = keys[-1]
     cut = max(i for i, p in enumerate(path) if isinstance(p, str))
     wanted = list(path[: cut + 1])  # the path to the leaf key, list indices included
-    lines = _scan(text)
+    lines, directives = _scan(text)
     raw_lines = text.splitlines()
     matches: list[tuple[_Line, list]] = []
     for line in lines:
         if line is None or line.key != leaf:
             continue
-        chain = _chain(lines, line, _document_start(raw_lines, line.number))
+        chain = _chain(lines, directives, line, _document_start(raw_lines, line.number))
         if chain is None:
             continue
         chain.append(leaf)
-        if [s for s in chain if isinstance(s, str)] == keys:
+        # List positions must agree too: items an expression adds before this one shift it.
+        if chain == wanted:
             matches.append((line, chain))
-    if len(matches) > 1:
-        matches = [(line, chain) for line, chain in matches if chain == wanted]
     if len(matches) != 1:
         return None
     line = matches[0][0]
