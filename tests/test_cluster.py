@@ -393,6 +393,12 @@ def test_noexecute_taint_also_filters(tmp_path, inventory):
     )
 
 
+def test_prefer_no_schedule_taint_does_not_filter(tmp_path, inventory):
+    soft = {"key": "nvidia.com/gpu", "value": "present", "effect": "PreferNoSchedule"}
+    nodes = [node("gpu-t4-1", T4, [soft], {"nvidia.com/gpu": "1"})]
+    assert check(tmp_path, deployment("t4"), inventory(nodes)) == []
+
+
 # --- MIG mixed nodes ----------------------------------------------------------------------------
 
 
@@ -625,6 +631,38 @@ def test_training_roles_add_up(tmp_path, inventory):
         "have 32 nvidia.com/gpu allocatable; this is capacity, not free space: GPUs already held "
         "by running pods are not counted (pass --pods to subtract them)"
     ]
+
+
+def test_a_role_no_node_takes_is_not_counted_as_demand(tmp_path, inventory):
+    manifest = """
+    apiVersion: kubeflow.org/v1
+    kind: PyTorchJob
+    metadata: {name: llama}
+    spec:
+      pytorchReplicaSpecs:
+        Master:
+          replicas: 1
+          template:
+            spec:
+              tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+              containers:
+                - name: pytorch
+                  image: nvcr.io/nvidia/pytorch:24.05-py3
+                  resources: {limits: {nvidia.com/gpu: 16}}
+        Worker:
+          replicas: 4
+          template:
+            spec:
+              nodeSelector: {nvidia.com/gpu.family: ampere}
+              tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+              containers:
+                - name: pytorch
+                  image: nvcr.io/nvidia/pytorch:24.05-py3
+                  resources: {limits: {nvidia.com/gpu: 8}}
+    """
+    found = check(tmp_path, manifest, inventory(main_cluster()))
+    # The Master fits nowhere (GPU210); the 4 Workers fill the 4 A100 nodes exactly.
+    assert where(found) == [("GPU210", 14, 36)]
 
 
 def test_daemonset_is_never_capacity_short(tmp_path, inventory):
