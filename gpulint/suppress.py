@@ -222,11 +222,23 @@ def apply(
     if not directives or not settings.suppressions:
         return
     today = today or datetime.date.today()
-    live = [d for d in directives if _honoured(d, settings, today)]
+    # Indexed by where they can apply: a run holds thousands of findings and directives.
+    by_line: dict[tuple[str, int], list[Directive]] = {}
+    by_resource: dict[ResourceRef | None, list[Directive]] = {}
+    for d in directives:
+        if not _honoured(d, settings, today):
+            continue
+        if d.kind == "comment":
+            for line in d.lines:
+                by_line.setdefault((d.location.file, line), []).append(d)
+        else:
+            by_resource.setdefault(d.resource, []).append(d)
     for finding in findings:
         if finding.suppression is not None or finding.code in META_RULES:
             continue
-        for directive in live:
+        loc = finding.location
+        candidates = by_line.get((loc.file, loc.line), []) + by_resource.get(finding.resource, [])
+        for directive in candidates:
             selector = directive.covers(finding, same_source)
             if selector is not None:
                 directive.used.add(selector)
