@@ -318,6 +318,7 @@ class Inventory:
             key = (labels, node.taints, node.unschedulable, allocatable, used)
             pools.setdefault(key, []).append(node)
         self.pools = list(pools.values())
+        self._names = [[n.name for n in pool] for pool in self.pools]
 
     def used(self, node: NodeView) -> Mapping[str, int] | None:
         return self.usage.get(node.name)
@@ -336,10 +337,8 @@ class Inventory:
         if self._per_node(req):
             return {n.name: decide(req, n, self.used(n)) for n in self.nodes}
         found: dict[str, Any] = {}
-        for pool in self.pools:
-            verdict = decide(req, pool[0], self.used(pool[0]))
-            for node in pool:
-                found[node.name] = verdict
+        for pool, names in zip(self.pools, self._names, strict=True):
+            found.update(dict.fromkeys(names, decide(req, pool[0], self.used(pool[0]))))
         return found
 
     def evaluate(self, req: PodRequirements) -> dict[str, Failure | None]:

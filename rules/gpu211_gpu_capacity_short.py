@@ -191,6 +191,8 @@ def _role_short(fact: PodFact, cluster: scheduler.Inventory) -> str | None:
 def _workload_short(facts: list[PodFact], cluster: scheduler.Inventory) -> str | None:
     """Roles of one workload compete for the same nodes: compare totals per resource."""
     usage = cluster.usage
+    if len(facts) < 2:
+        return None
     # Roles no node takes are GPU210's; they would only inflate the demand here.
     counted = [f for f in facts if f.pods and eligible(f, cluster)]
     if len(counted) < 2:
