@@ -824,3 +824,78 @@ def test_same_verdicts_with_worker_processes(tmp_path):
     many = findings_json(*args, "--jobs", "3")["findings"]
     assert where(one) == where(many) == [("GPU210", 17, 9)]
     assert one[0]["message"] == many[0]["message"]
+
+
+KUBECTL_NODES = """
+apiVersion: v1
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    annotations:
+      node.alpha.kubernetes.io/ttl: "0"
+    creationTimestamp: "2026-10-02T08:14:51Z"
+    labels:
+      kubernetes.io/hostname: gpu-h100-mig-0
+      nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+      nvidia.com/mig.strategy: mixed
+      nvidia.com/mig-1g.10gb.count: "2"
+      nvidia.com/mig-3g.40gb.count: "1"
+    name: gpu-h100-mig-0
+  spec:
+    podCIDR: 10.244.3.0/24
+    taints:
+    - effect: NoSchedule
+      key: nvidia.com/gpu
+      value: present
+  status:
+    allocatable:
+      cpu: 191500m
+      memory: 2113425068Ki
+      nvidia.com/gpu: "0"
+      nvidia.com/mig-1g.10gb: "2"
+      nvidia.com/mig-3g.40gb: "1"
+      pods: "110"
+    capacity:
+      cpu: "192"
+      nvidia.com/mig-1g.10gb: "2"
+      nvidia.com/mig-3g.40gb: "1"
+    conditions:
+    - type: Ready
+      status: "True"
+- apiVersion: v1
+  kind: Node
+  metadata:
+    labels:
+      kubernetes.io/hostname: cpu-0
+    name: cpu-0
+  spec:
+    unschedulable: true
+    taints:
+    - effect: NoSchedule
+      key: node.kubernetes.io/unschedulable
+      timeAdded: "2026-10-03T10:00:00Z"
+  status:
+    allocatable:
+      cpu: 15890m
+      pods: "110"
+kind: List
+metadata:
+  resourceVersion: ""
+"""
+
+
+def test_kubectl_yaml_output_with_mig_and_a_cordoned_node(tmp_path):
+    nodes = tmp_path / "nodes.yaml"
+    nodes.write_text(KUBECTL_NODES.lstrip("\n"))
+    found = check(
+        tmp_path, deployment("mig", "nvidia.com/mig-3g.40gb: 2", tolerate=True), str(nodes), "-v"
+    )
+    assert messages(found, "GPU210") == [
+        "no node can take this pod: the pod needs 2 nvidia.com/mig-3g.40gb; the scheduler would "
+        'report "0/2 nodes are available: 1 Insufficient nvidia.com/mig-3g.40gb, 1 node(s) were '
+        'unschedulable."\n'
+        "  cpu-0: NodeUnschedulable: cordoned (spec.unschedulable: true)\n"
+        "  gpu-h100-mig-0: NodeResourcesFit: nvidia.com/mig-3g.40gb: the pod needs 2, the node "
+        "has 1 allocatable"
+    ]
