@@ -60,6 +60,13 @@ def cli() -> None:
 )
 @click.option("--stdin-filename", default=None, help="Name to give standard input ('-').")
 @click.option("--verbose", "-v", is_flag=True, help="Say more about what was read and how.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: the number of cores; used only for large inputs).",
+)
 @adoption.options
 @render_flags.options
 @click.option(
@@ -93,6 +100,7 @@ def check(
     fail_on: str | None,
     stdin_filename: str | None,
     verbose: bool,
+    jobs: int | None,
     cluster: tuple[str, ...] = (),
     pods: str | None = None,
     values_for: str | None = None,
@@ -119,6 +127,7 @@ def check(
         fail_on=Severity.parse(fail_on) if fail_on else Severity.WARNING,
         stdin_filename=stdin_filename,
         verbose=verbose,
+        jobs=jobs or _cores(),
     )
     setup.apply(settings)
     render_flags.apply(settings)
@@ -140,6 +149,9 @@ def check(
     result.errors.sort(key=lambda e: e.sort_key())
     setup.finish(result)
     _write_outputs(result, formats, outputs)
+    if not any(f == "text" and i >= len(outputs) for i, f in enumerate(formats)):
+        for notice in result.notices:  # the text report prints them; other formats do not
+            click.echo(f"gpulint: note: {notice}", err=True)
     sys.exit(exit_code(result, settings.fail_on))
 
 
@@ -157,6 +169,12 @@ def _write_outputs(result: RunResult, formats: tuple[str, ...], outputs: tuple[s
                     handle.write(render(fmt, result))
             except OSError as exc:
                 raise click.FileError(target, hint=exc.strerror) from None
+
+
+def _cores() -> int:
+    from gpulint.parallel import cpu_count
+
+    return cpu_count()
 
 
 def exit_code(result: RunResult, fail_on: Severity) -> int:

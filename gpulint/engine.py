@@ -237,6 +237,11 @@ def lint_target(target: Target, ctx: Context) -> FileResult:
     """Everything about one target; never raises on bad input."""
     result = FileResult()
     reader = _READERS.get(target.kind)
+    if reader is None and target.kind in ("helm", "kustomize"):
+        # A spawned worker process has not imported the renderers yet.
+        import gpulint.render.targets  # noqa: F401
+
+        reader = _READERS.get(target.kind)
     if reader is None:
         result.errors.append(InputError(target.path, f"no reader for {target.kind} input"))
         return result
@@ -262,8 +267,9 @@ def run(targets: Iterable[Target], ctx: Context) -> RunResult:
     directives: list[Any] = []
     notices: dict[str, None] = {}  # in order, each said once
     files = 0
-    for target in targets:
-        result = lint_target(target, ctx)
+    from gpulint.parallel import lint_all
+
+    for result in lint_all(list(targets), ctx, lint_target, ctx.settings.jobs):
         findings.extend(result.findings)
         errors.extend(result.errors)
         notices.update(dict.fromkeys(result.notices))

@@ -5,6 +5,11 @@ Python values from the node tree in one pass; the node tree is kept so that the
 engine can turn a rule's path into a position only for the nodes that are
 reported. The pure-Python round-trip loader is never used here (21x slower).
 Parse errors are returned as data, never raised.
+
+Hostile input is bounded by construction: nesting is measured before the
+(recursive) C composer sees the text, aliases are counted at the size they
+stand for, tags never construct anything, and unrendered templates are named
+as such instead of producing a cascade of YAML errors.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from typing import Any
 
 from ruamel.yaml.cyaml import CParser
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.tag import Tag
 
 from gpulint.findings import InputError
 from gpulint.scalars import resolve_plain, resolve_tagged
@@ -24,12 +31,33 @@ from gpulint.sources import Source
 
 # Deeper than any Kubernetes object; bounds recursion on hostile input.
 MAX_DEPTH = 400
+# The C composer recurses once per level and overflows the C stack near 20,000
+# levels (a crash, not an exception). Text that might nest deeper than this is
+# measured with the (non-recursive) event parser before it is composed.
+SAFE_NESTING = 2_000
 # Values an alias may expand to in one document before we refuse (billion laughs).
 MAX_ALIAS_EXPANSION = 200_000
 
 # What our resolver gives an untagged scalar, so an explicit ``!!str`` stays distinguishable.
 _IMPLICIT = "tag:gpulint,2026:implicit"
+# Handed to the C composer as objects: ruamel's Node() then skips building a Tag
+# per node, and the builder compares by identity instead of stringifying tags.
+_IMPLICIT_TAG = Tag(suffix=_IMPLICIT)
+_MAP_TAG = Tag(suffix="tag:yaml.org,2002:map")
+_SEQ_TAG = Tag(suffix="tag:yaml.org,2002:seq")
 _SOURCE_COMMENT = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
+_DOCUMENT_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|\Z)", re.MULTILINE)
+# Go template actions only Helm writes (Prometheus and Argo use `{{ $labels }}`,
+# `{{inputs.x}}` in valid YAML strings, which stay ordinary values).
+_HELM_ACTION = re.compile(
+    r"\{\{-?\s*(?:\.(?:Values|Release|Chart|Capabilities|Files|Template)\b"
+    r"|(?:include|template|define|toYaml|tpl|required)\s)"
+)
+RENDER_FIRST = (
+    "unrendered template: this file holds Go template placeholders ({{ ... }}) and is "
+    "not YAML until it is rendered; render it first (helm template CHART | gpulint check -) "
+    "or point gpulint at the chart folder"
+)
 
 
 class _Composer(CParser):
@@ -39,12 +67,12 @@ class _Composer(CParser):
     ruamel's default resolver re-checks the YAML version for every scalar.
     """
 
-    def resolve(self, kind: type, value: Any, implicit: Any) -> str:
+    def resolve(self, kind: type, value: Any, implicit: Any) -> Tag:
         if kind is ScalarNode:
-            return _IMPLICIT
+            return _IMPLICIT_TAG
         if kind is MappingNode:
-            return "tag:yaml.org,2002:map"
-        return "tag:yaml.org,2002:seq"
+            return _MAP_TAG
+        return _SEQ_TAG
 
     def descend_resolver(self, *args: Any) -> None:
         pass
@@ -84,96 +112,126 @@ class ParseFailure(Exception):
         self.column = column
 
 
-class _Builder:
-    """Plain values from one document's node tree, in one pass."""
+def _failure(message: str, node: Node) -> ParseFailure:
+    mark = node.start_mark
+    return ParseFailure(message, mark.line + 1, mark.column + 1)
 
-    def __init__(self) -> None:
-        self.duplicates: list[DuplicateKey] = []
+
+class _Builder:
+    """Plain values from one document's node tree, in one pass.
+
+    ``aliases`` is False when the source holds no ``&`` at all: no node can then
+    be reached twice, so the bookkeeping that bounds alias expansion is skipped.
+    """
+
+    def __init__(self, aliases: bool = True) -> None:
+        self._aliases = aliases
         self._built: dict[int, tuple[Any, int]] = {}
-        self._stack: list = []  # path of the node being built, for duplicate keys
         self._count = 0  # values built, aliases counted at their full size
         self._expanded = 0  # the part of _count that aliases stand for
+        # (mapping node, key node, first key node) of keys given twice; paths come later.
+        self._repeated: list[tuple[MappingNode, Node, Node]] = []
 
     def build(self, node: Node, depth: int) -> Any:
-        if isinstance(node, ScalarNode):
+        kind = type(node)
+        if kind is ScalarNode:
             self._count += 1
-            if node.tag == _IMPLICIT:
+            if node.ctag is _IMPLICIT_TAG:
                 return node.value if node.style else resolve_plain(node.value)
-            return resolve_tagged(node.tag, node.value)
+            return resolve_tagged(str(node.ctag), node.value)
         if depth > MAX_DEPTH:
-            mark = node.start_mark
-            raise ParseFailure(
-                f"nesting deeper than {MAX_DEPTH} levels", mark.line + 1, mark.column + 1
-            )
-        seen = self._built.get(id(node))
-        if seen is not None:
-            # An alias: share the value already built, but bound what it stands for.
-            value, size = seen
-            self._count += size
-            self._expanded += size
-            if self._expanded > MAX_ALIAS_EXPANSION:
-                mark = node.start_mark
-                raise ParseFailure(
-                    "aliases expand to more than "
-                    f"{MAX_ALIAS_EXPANSION} values (an alias bomb?); refusing to expand",
-                    mark.line + 1,
-                    mark.column + 1,
-                )
-            return value
+            raise _failure(f"nesting deeper than {MAX_DEPTH} levels", node)
+        if self._aliases:
+            seen = self._built.get(id(node))
+            if seen is not None:
+                # An alias: share the value already built, but bound what it stands for.
+                value, size = seen
+                self._count += size
+                self._expanded += size
+                if self._expanded > MAX_ALIAS_EXPANSION:
+                    raise _failure(
+                        f"aliases expand to more than {MAX_ALIAS_EXPANSION} values "
+                        "(an alias bomb?); refusing to expand",
+                        node,
+                    )
+                return value
         before = self._count
-        if isinstance(node, MappingNode):
+        if kind is MappingNode:
             value = self._mapping(node, depth)
         else:
-            stack = self._stack
-            value = []
-            for i, item in enumerate(node.value):
-                stack.append(i)
-                value.append(self.build(item, depth + 1))
-                stack.pop()
+            build = self.build
+            value = [build(item, depth + 1) for item in node.value]
         self._count += 1
-        self._built[id(node)] = (value, self._count - before)
+        if self._aliases:
+            self._built[id(node)] = (value, self._count - before)
         return value
 
     def _mapping(self, node: MappingNode, depth: int) -> dict:
         result: dict[str, Any] = {}
-        key_lines: dict[str, int] = {}
         merges: list[Node] = []
+        build = self.build
+        depth += 1
         for key_node, value_node in node.value:
-            if not isinstance(key_node, ScalarNode):
-                mark = key_node.start_mark
-                raise ParseFailure(
-                    "a mapping key must be a scalar, not a "
-                    f"{'mapping' if isinstance(key_node, MappingNode) else 'sequence'}",
-                    mark.line + 1,
-                    mark.column + 1,
-                )
+            if type(key_node) is not ScalarNode:
+                what = "mapping" if isinstance(key_node, MappingNode) else "sequence"
+                raise _failure(f"a mapping key must be a scalar, not a {what}", key_node)
             key = key_node.value
             if key == "<<" and not key_node.style:
                 merges.append(value_node)
                 continue
-            line = key_node.start_mark.line + 1
-            if key in key_lines:
-                self.duplicates.append(
-                    DuplicateKey(
-                        tuple(self._stack),
-                        key,
-                        key_lines[key],
-                        line,
-                        key_node.start_mark.column + 1,
-                    )
-                )
-            key_lines[key] = line
-            self._stack.append(key)
-            result[key] = self.build(value_node, depth + 1)
-            self._stack.pop()
+            if key in result:
+                self._repeat(node, key_node)
+            result[key] = build(value_node, depth)
         for merge in merges:  # YAML 1.1 merge keys: explicit keys win
             sources = merge.value if isinstance(merge, SequenceNode) else [merge]
             for src in sources:
-                merged = self.build(src, depth + 1)
+                merged = build(src, depth)
                 if isinstance(merged, dict):
                     for k, v in merged.items():
                         result.setdefault(k, v)
         return result
+
+    def _repeat(self, node: MappingNode, key_node: Node) -> None:
+        first = next(k for k, _v in node.value if k.value == key_node.value)
+        self._repeated.append((node, key_node, first))
+
+    def duplicates(self, root: Node) -> list[DuplicateKey]:
+        if not self._repeated:
+            return []
+        paths = _paths_to({id(m) for m, _k, _f in self._repeated}, root)
+        return [
+            DuplicateKey(
+                paths.get(id(mapping), ()),
+                key.value,
+                first.start_mark.line + 1,
+                key.start_mark.line + 1,
+                key.start_mark.column + 1,
+            )
+            for mapping, key, first in self._repeated
+        ]
+
+
+def _paths_to(wanted: set[int], root: Node) -> dict[int, tuple]:
+    """Path of each wanted node (by id): one walk, only when a document repeats a key."""
+    found: dict[int, tuple] = {}
+    visited: set[int] = set()
+    stack: list[tuple[Node, tuple]] = [(root, ())]
+    while stack and len(found) < len(wanted):
+        node, path = stack.pop()
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        if id(node) in wanted:
+            found[id(node)] = path
+        if isinstance(node, MappingNode):
+            for key, value in node.value:
+                if isinstance(key, ScalarNode) and not isinstance(value, ScalarNode):
+                    stack.append((value, path + (key.value,)))
+        elif isinstance(node, SequenceNode):
+            for i, item in enumerate(node.value):
+                if not isinstance(item, ScalarNode):
+                    stack.append((item, path + (i,)))
+    return found
 
 
 def _error_position(exc: YAMLError) -> tuple[int, int]:
@@ -192,30 +250,113 @@ def _error_message(exc: YAMLError) -> str:
 
 
 def _templates_by_line(text: str) -> list[tuple[int, str]]:
-    """(0-based line, template) of every Helm ``# Source:`` comment."""
+    """(0-based line, template) of every Helm ``# Source:`` comment, in order."""
     if "# Source: " not in text:
         return []
     found = []
+    line, counted = 0, 0
     for match in _SOURCE_COMMENT.finditer(text):
-        found.append((text.count("\n", 0, match.start()), match.group(1)))
+        line += text.count("\n", counted, match.start())  # incremental: linear in the text
+        counted = match.start()
+        found.append((line, match.group(1)))
     return found
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def unrendered_template(text: str) -> tuple[int, int] | None:
+    """Line and column of the first Helm template action, if the text has one."""
+    if "{{" not in text:
+        return None
+    match = _HELM_ACTION.search(text)
+    return _position(text, match.start()) if match else None
+
+
+def _placeholder(text: str) -> tuple[int, int] | None:
+    """Line and column of the first ``{{`` (any Go template), if any."""
+    offset = text.find("{{")
+    return None if offset < 0 else _position(text, offset)
+
+
+def _near_placeholder(text: str, line: int) -> bool:
+    """Whether the failing line (or the one before it) holds a ``{{`` placeholder."""
+    lines = text.split("\n", line)[max(line - 2, 0) : line]
+    return any("{{" in part for part in lines)
+
+
+def _may_nest_deeper(text: str, limit: int) -> bool:
+    """A cheap upper bound on nesting; False means the text certainly stays within ``limit``.
+
+    A flow level needs an opening bracket in its document; a block level needs
+    one more column of indentation or an indicator on its line, so block depth
+    is at most about twice the longest line.
+    """
+    if len(text) <= limit:
+        return False
+    budget = limit - 2 * (max(map(len, text.split("\n"))) + 2)
+    if budget <= 0:
+        return True
+    start = 0
+    for match in _DOCUMENT_MARKER.finditer(text):
+        if text.count("[", start, match.start()) + text.count("{", start, match.start()) > budget:
+            return True
+        start = match.start()
+    return text.count("[", start) + text.count("{", start) > budget
+
+
+def _check_nesting(text: str) -> None:
+    """Refuse text nesting deeper than MAX_DEPTH before the recursive C composer sees it."""
+    if not _may_nest_deeper(text, SAFE_NESTING):
+        return
+    scanner = _Composer(text)
+    depth = 0
+    try:
+        while scanner.check_event():
+            event = scanner.get_event()
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    mark = event.start_mark
+                    raise ParseFailure(
+                        f"nesting deeper than {MAX_DEPTH} levels", mark.line + 1, mark.column + 1
+                    )
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+    except YAMLError:
+        return  # composing reports the error at the same place, before nesting deeper
+    finally:
+        scanner.dispose()
 
 
 def parse(source: Source) -> tuple[list[Document], list[InputError]]:
     """Every non-empty document of a source, and the error that stopped parsing, if any."""
     documents: list[Document] = []
     errors: list[InputError] = []
+    text = source.text
+    helm = unrendered_template(text)
+    if helm is not None:
+        return [], [InputError(source.path, RENDER_FIRST, *helm)]
     try:
+        _check_nesting(text)
         for doc in _iter_documents(source):
             documents.append(doc)
     except ParseFailure as exc:
-        errors.append(InputError(source.path, exc.message, exc.line, exc.column))
+        placeholder = _placeholder(text) if _near_placeholder(text, exc.line) else None
+        if placeholder is not None:  # a template cascade: say what it is, once
+            errors.append(InputError(source.path, RENDER_FIRST, *placeholder))
+        else:
+            errors.append(InputError(source.path, exc.message, exc.line, exc.column))
     return documents, errors
 
 
 def _iter_documents(source: Source) -> Iterator[Document]:
     text = source.text
     templates = _templates_by_line(text)
+    next_template = 0
+    aliases = "&" in text
     composer = _Composer(text)
     index = 0
     previous_end = -1
@@ -224,21 +365,21 @@ def _iter_documents(source: Source) -> Iterator[Document]:
             node = composer.get_node()
             start = node.start_mark.line
             template = None
-            for line, name in templates:
-                if previous_end <= line <= start:
+            while next_template < len(templates) and templates[next_template][0] <= start:
+                line, name = templates[next_template]
+                if line >= previous_end:
                     template = name
+                next_template += 1
             previous_end = node.end_mark.line
-            if isinstance(node, ScalarNode) and not node.style and node.value == "":
+            if type(node) is ScalarNode and not node.style and node.value == "":
                 index += 1  # an empty document (only comments, or `---` alone)
                 continue
-            builder = _Builder()
+            builder = _Builder(aliases)
             try:
                 data = builder.build(node, 0)
             except RecursionError:
-                raise ParseFailure(
-                    "nesting too deep to read", start + 1, node.start_mark.column + 1
-                ) from None
-            yield Document(source, index, data, node, template, builder.duplicates)
+                raise _failure("nesting too deep to read", node) from None
+            yield Document(source, index, data, node, template, builder.duplicates(node))
             index += 1
     except YAMLError as exc:
         line, column = _error_position(exc)

@@ -13,14 +13,12 @@ Span = tuple[int, int, int, int]  # 1-based line, column, end line, end column
 
 
 def _mapping_entry(node: MappingNode, key: str) -> tuple[Node, Node] | None:
-    found = None
-    for key_node, value_node in node.value:
-        if isinstance(key_node, ScalarNode) and key_node.value == key:
-            found = (key_node, value_node)  # the last one wins, as in the API server
-    if found is not None:
-        return found
+    # From the end: the last occurrence of a repeated key wins, as in the API server.
+    for key_node, value_node in reversed(node.value):
+        if key_node.value == key and type(key_node) is ScalarNode:
+            return key_node, value_node
     for key_node, value_node in node.value:  # keys that arrived through a merge (<<)
-        if isinstance(key_node, ScalarNode) and key_node.value == "<<":
+        if key_node.value == "<<" and type(key_node) is ScalarNode:
             sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
             for src in sources:
                 if isinstance(src, MappingNode):
@@ -68,12 +66,13 @@ def resolve(root: Node, path: tuple, at: str = "key") -> tuple[Span, int]:
     key_node: Node | None = None
     depth = 0
     for element in path:
-        if isinstance(node, MappingNode) and isinstance(element, str):
+        kind = type(node)
+        if kind is MappingNode and type(element) is str:
             entry = _mapping_entry(node, element)
             if entry is None:
                 break
             key_node, node = entry
-        elif isinstance(node, SequenceNode) and isinstance(element, int):
+        elif kind is SequenceNode and type(element) is int:
             if not 0 <= element < len(node.value):
                 break
             key_node, node = None, node.value[element]

@@ -180,6 +180,8 @@ def default_registry() -> Registry:
 
 def _plugin_rules() -> list[Rule]:
     """Rules from the ``gpulint.rules`` entry point group (each entry: a Rule or a list)."""
+    if not _any_plugin_declared():
+        return []
     from importlib.metadata import entry_points
 
     found: list[Rule] = []
@@ -189,3 +191,29 @@ def _plugin_rules() -> list[Rule]:
             loaded = loaded()
         found.extend(loaded if isinstance(loaded, list | tuple) else [loaded])
     return found
+
+
+def _any_plugin_declared() -> bool:
+    """Whether any installed distribution declares ``[gpulint.rules]`` entry points.
+
+    A plain scan of the metadata files: importing importlib.metadata costs more
+    start-up time than the whole pre-commit run has to spare, so it is imported
+    only when a plugin exists.
+    """
+    import os
+    import sys
+
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith((".dist-info", ".egg-info")):
+                try:
+                    with open(os.path.join(folder or ".", name, "entry_points.txt"), "rb") as f:
+                        if b"[gpulint.rules]" in f.read():
+                            return True
+                except OSError:
+                    continue
+    return False

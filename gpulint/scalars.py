@@ -30,31 +30,40 @@ _SPECIAL_FLOATS = {
 }
 # Characters a plain scalar must start with to be anything but a string.
 _MAYBE_TYPED = frozenset("0123456789+-.~nNyYtTfFoO")
+_WORDY = frozenset("~nNyYtTfFoO")
 
 
 def resolve_plain(text: str) -> object:
     """Return None, bool, int, float or the text itself."""
     if not text:
         return None
-    if text[0] not in _MAYBE_TYPED:
+    first = text[0]
+    if first not in _MAYBE_TYPED:
         return text
-    if text in _NULLS:
-        return None
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    if _INT.match(text):
-        return int(text.replace("_", ""))
-    if _HEX.match(text):
-        return int(text.replace("_", ""), 16)
-    if _BIN.match(text):
-        return int(text.replace("_", ""), 2)
-    if _OCT.match(text):
-        return int(text.replace("_", ""), 8)
+    if first in _WORDY:  # only null and booleans start with a letter or ~
+        if text in _NULLS:
+            return None
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        return text
+    try:
+        if _INT.match(text):
+            return int(text.replace("_", ""))
+        if _HEX.match(text):
+            return int(text.replace("_", ""), 16)
+        if _BIN.match(text):
+            return int(text.replace("_", ""), 2)
+        if _OCT.match(text):
+            return int(text.replace("_", ""), 8)
+    except ValueError:
+        # More digits than Python converts (sys.get_int_max_str_digits); go-yaml
+        # cannot hold such a number either and keeps the text.
+        return text
     if text in _SPECIAL_FLOATS:
         return _SPECIAL_FLOATS[text]
-    if any(c.isdigit() for c in text) and _FLOAT.match(text):
+    if _FLOAT.match(text) and any(c.isdigit() for c in text):
         try:
             return float(text.replace("_", ""))
         except ValueError:

@@ -23,6 +23,7 @@ class Settings:
     extended_resource_toleration: bool = False
     stdin_filename: str | None = None
     verbose: bool = False
+    jobs: int = 1  # worker processes (the CLI defaults to the number of cores)
     # Team adoption (gpulint/config.py, suppress.py, baseline.py); all picklable.
     exemptions: tuple = ()  # config.Exemption entries
     suppressions: bool = True  # honour annotation and comment suppressions

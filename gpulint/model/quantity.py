@@ -30,6 +30,11 @@ _QUANTITY = re.compile(
 )
 
 
+# Longer numbers are hostile input: Python refuses to convert (or print) integers
+# beyond 4,300 digits, and no GPU, CPU or memory amount needs more than a few dozen.
+_MAX_DIGITS = 100
+
+
 class QuantityError(ValueError):
     """The text is not a Kubernetes quantity."""
 
@@ -39,6 +44,8 @@ def parse_quantity(value: object) -> Fraction:
     if isinstance(value, bool) or value is None:
         raise QuantityError(f"{_show(value)} is not a quantity")
     if isinstance(value, int):
+        if value.bit_length() > 3 * _MAX_DIGITS:
+            raise QuantityError("an integer with more than 100 digits is out of range")
         return Fraction(value)
     if isinstance(value, float):
         if not math.isfinite(value):
@@ -49,6 +56,8 @@ def parse_quantity(value: object) -> Fraction:
     match = _QUANTITY.match(value.strip())
     if not match or not value.strip():
         raise QuantityError(f"{_show(value)} is not a quantity")
+    if len(match.group("number")) > _MAX_DIGITS:
+        raise QuantityError(f"{_show(value[:20] + '...')} is out of range")
     number = Fraction(match.group("number"))
     if match.group("exp") is not None:
         exponent = int(match.group("exp"))
