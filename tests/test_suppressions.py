@@ -378,3 +378,46 @@ def test_kustomize_origin_file_comments_and_annotations(tmp_path, monkeypatch):
     # Both renders point at the base file; every finding is silenced, no note is left.
     assert sorted(set(_state(report))) == [("GPU101", 15, 15, True), ("GPU106", 13, 11, True)]
     assert {f["path"] for f in report["findings"]} == {"base/job.yaml"}
+
+
+# --- findings of rules that decide across files (collected, then finalized) ---
+
+PLUGIN_DS = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: {name}
+  namespace: kube-system
+spec:
+  selector:
+    matchLabels: {{name: {name}}}
+  template:
+    metadata:
+      labels: {{name: {name}}}
+    spec:
+      containers:
+        - name: nvidia-device-plugin
+          image: nvcr.io/nvidia/k8s-device-plugin:{version}
+"""
+
+
+@pytest.mark.parametrize("how", ["comment", "annotation"])
+def test_cross_file_finding_is_suppressed_in_its_own_file(tmp_path, monkeypatch, how):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "current.yaml").write_text(PLUGIN_DS.format(name="plugin", version="v0.17.4"))
+    legacy = PLUGIN_DS.format(name="plugin-legacy", version="v0.14.5")
+    if how == "comment":
+        legacy = legacy.replace("v0.14.5", "v0.14.5  # gpulint: disable=GPU407 retired in Q3")
+    else:
+        legacy = legacy.replace(
+            "  namespace: kube-system\n",
+            "  namespace: kube-system\n"
+            "  annotations:\n"
+            '    gpulint.io/ignore-all: "retired in Q3"\n',
+        )
+    (tmp_path / "legacy.yaml").write_text(legacy)
+    args = ("check", "--format", "json", "--select", "GPU001,GPU407", "current.yaml", "legacy.yaml")
+    report = json.loads(run_cli(*args).stdout)
+    found = [(f["code"], f["path"], f["suppressed"]) for f in report["findings"]]
+    assert found == [("GPU407", "legacy.yaml", True)]
+    assert report["findings"][0]["suppression"] == {"kind": how, "reason": "retired in Q3"}
