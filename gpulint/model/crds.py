@@ -80,11 +80,13 @@ _PARALLEL_TRIALS = (("spec", "parallelTrialCount"), 3)
 _katib_sites = [
     PodSite(
         _TRIAL + ("spec", "template", "spec"),
+        replicas=(_PARALLEL_TRIALS[0], _TRIAL + ("spec", "parallelism")),
         count=_product(_PARALLEL_TRIALS, (_TRIAL + ("spec", "parallelism"), 1)),
         role="trial",
     ),
     PodSite(
         _TRIAL + ("spec", "replicatedJobs", ANY_ITEM, "template", "spec", "template", "spec"),
+        replicas=(_PARALLEL_TRIALS[0], _TRIAL + ("spec", "replicatedJobs", ANY_ITEM, "replicas")),
         count=_product(
             _PARALLEL_TRIALS,
             (_TRIAL + ("spec", "replicatedJobs", ANY_ITEM, "replicas"), 1),
@@ -97,6 +99,7 @@ for _field in KUBEFLOW_JOBS.values():
     _katib_sites.append(
         PodSite(
             _TRIAL + ("spec", _field, ANY_KEY, "template", "spec"),
+            replicas=(_PARALLEL_TRIALS[0], _TRIAL + ("spec", _field, ANY_KEY, "replicas")),
             count=_product(_PARALLEL_TRIALS, (_TRIAL + ("spec", _field, ANY_KEY, "replicas"), 1)),
         )
     )
@@ -109,6 +112,10 @@ def _jobset_site(prefix: tuple) -> PodSite:
     jobs = prefix + ("replicatedJobs",)
     return PodSite(
         jobs + (ANY_ITEM, "template", "spec", "template", "spec"),
+        replicas=(
+            jobs + (ANY_ITEM, "replicas"),
+            jobs + (ANY_ITEM, "template", "spec", "parallelism"),
+        ),
         count=_product(
             (jobs + (ANY_ITEM, "replicas"), 1),
             (jobs + (ANY_ITEM, "template", "spec", "parallelism"), 1),
@@ -140,8 +147,18 @@ def _lws_workers(obj: Any, bound: tuple) -> int | None:
 
 register(
     "LeaderWorkerSet",
-    PodSite(_LWT + ("leaderTemplate", "spec"), count=_lws_leaders, role="leader"),
-    PodSite(_LWT + ("workerTemplate", "spec"), count=_lws_workers, role="worker"),
+    PodSite(
+        _LWT + ("leaderTemplate", "spec"),
+        replicas=(("spec", "replicas"),),
+        count=_lws_leaders,
+        role="leader",
+    ),
+    PodSite(
+        _LWT + ("workerTemplate", "spec"),
+        replicas=(("spec", "replicas"), _LWT + ("size",)),
+        count=_lws_workers,
+        role="worker",
+    ),
     group="leaderworkerset.x-k8s.io",
 )
 
@@ -180,6 +197,11 @@ def _ray_sites(cluster: tuple) -> list[PodSite]:
         PodSite(cluster + ("headGroupSpec", "template", "spec"), count=lambda o, b: 1, role="head"),
         PodSite(
             groups + (ANY_ITEM, "template", "spec"),
+            replicas=(
+                groups + (ANY_ITEM, "replicas"),
+                groups + (ANY_ITEM, "minReplicas"),
+                groups + (ANY_ITEM, "numOfHosts"),
+            ),
             count=_ray_workers(groups),
             label=_named(groups, "groupName"),
             role="worker",
@@ -234,6 +256,7 @@ def _kserve_component(name: str, framework: tuple[str, ...]) -> list[PodSite]:
     return [
         PodSite(
             component,
+            replicas=(component + ("minReplicas",),),
             count=_min_replicas(component),
             role=name,
             containers=tuple((key,) for key in framework),
@@ -263,10 +286,16 @@ def _llm_sites() -> list[PodSite]:
         return lambda obj, bound: _int(workloads.get(obj, path), 1)
 
     return [
-        PodSite(("spec", "template"), count=replicas("spec", "replicas"), role="decode"),
+        PodSite(
+            ("spec", "template"),
+            replicas=(("spec", "replicas"),),
+            count=replicas("spec", "replicas"),
+            role="decode",
+        ),
         PodSite(("spec", "worker"), role="decode-worker"),
         PodSite(
             ("spec", "prefill", "template"),
+            replicas=(("spec", "prefill", "replicas"),),
             count=replicas("spec", "prefill", "replicas"),
             role="prefill",
         ),

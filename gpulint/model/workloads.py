@@ -33,7 +33,8 @@ class PodSite:
     # list of them: KServe's framework container (``model``), Argo's ``container``.
     containers: tuple[tuple, ...] = ()
     # (object, bound) -> pods, for counts that are not a product of fields
-    # (LeaderWorkerSet workers: replicas x (size - 1)); wins over ``replicas``.
+    # (LeaderWorkerSet workers: replicas x (size - 1)); wins over ``replicas``,
+    # which then only names the fields that set the count.
     count: Callable[[Any, tuple], int | None] | None = None
     # (object, bound) -> role name from the object (a Ray worker group's name).
     label: Callable[[Any, tuple], str | None] | None = None
