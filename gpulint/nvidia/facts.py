@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gpulint.model import gpu, infra, scheduling
-from gpulint.model.resource import Container, PodSpec, Resource, resources_of
+from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.nvidia import configs, containers, images, operator, plugin_config, recognise, values
 from gpulint.parse import Document
 
@@ -125,20 +125,31 @@ class DocFacts:
     dra_resources: list[DraExtendedResource] = field(default_factory=list)
 
 
+_EMPTY = DocFacts()
+# The last input asked about: every cross-file rule asks in turn about the same one.
 _LAST: tuple[Any, Any, DocFacts] | None = None
 
 
-def of(doc: Document, ctx: Context) -> DocFacts:
-    """Facts of one document, computed once however many rules ask."""
+def for_resource(resource: Resource, ctx: Context) -> DocFacts:
+    """Facts of one resource (the engine's object, so its pod specs are parsed once)."""
     global _LAST
+    if _LAST is not None and _LAST[0] is resource and _LAST[1] is ctx:
+        return _LAST[2]
+    found = DocFacts()
+    _resource_facts(resource, ctx, found)
+    _LAST = (resource, ctx, found)
+    return found
+
+
+def for_document(doc: Document, ctx: Context) -> DocFacts:
+    """Facts of a document that is not a resource (chart values, a plugin config file)."""
+    global _LAST
+    if recognise.is_resource(doc.data):
+        return _EMPTY
     if _LAST is not None and _LAST[0] is doc and _LAST[1] is ctx:
         return _LAST[2]
     found = DocFacts()
-    if recognise.is_resource(doc.data):
-        for resource in resources_of(doc):
-            _resource_facts(resource, ctx, found)
-    else:
-        _document_facts(doc, ctx, found)
+    _document_facts(doc, ctx, found)
     _LAST = (doc, ctx, found)
     return found
 
@@ -309,9 +320,9 @@ def is_serving(resource: Resource, pod: PodSpec) -> bool:
     )
 
 
-def sharing_selector(pod: PodSpec) -> tuple[tuple, str] | None:
+def sharing_selector(requirements: list) -> tuple[tuple, str] | None:
     """(path in the pod spec, text) of a requirement that lands the pod on shared GPUs."""
-    for req in scheduling.label_requirements(pod.spec):
+    for req in requirements:
         if req.key == SHARING_LABEL:
             if req.operator == "In" and req.values and all(v in SHARING_VALUES for v in req.values):
                 return req.path, f"{SHARING_LABEL}={'|'.join(req.values)}"
@@ -324,11 +335,8 @@ def sharing_selector(pod: PodSpec) -> tuple[tuple, str] | None:
 
 
 def _workload_facts(resource: Resource, pod: PodSpec, ctx: Context, found: DocFacts) -> None:
-    serving = is_serving(resource, pod)
-    selected = sharing_selector(pod)
-    selector = (ctx.anchor(resource, pod.path + selected[0]), selected[1]) if selected else None
-    pod_id = f"{resource.doc.source.path}#{resource.doc.index}{resource.prefix}{pod.path}"
-    for req in scheduling.label_requirements(pod.spec):
+    requirements = scheduling.label_requirements(pod.spec)
+    for req in requirements:
         if req.key == MIG_STRATEGY_LABEL:
             found.mig_selectors.append(
                 MigSelector(
@@ -338,11 +346,21 @@ def _workload_facts(resource: Resource, pod: PodSpec, ctx: Context, found: DocFa
                     req.values,
                 )
             )
+    if not pod.requests_gpu:
+        return
+    serving = is_serving(resource, pod)
+    selected = sharing_selector(requirements)
+    selector = (ctx.anchor(resource, pod.path + selected[0]), selected[1]) if selected else None
+    pod_id = f"{resource.doc.source.path}#{resource.doc.index}{resource.prefix}{pod.path}"
     for container in pod.containers:
         if container.is_init and not container.is_sidecar:
             continue
         limits = gpu.gpu_entries(container.data, "limits")
         for name, count in container.gpus.items():
+            # Only what a cross-file rule can use: serving pods (GPU601), more than one
+            # GPU (GPU602), MIG devices (GPU504); anchors cost a walk of the node tree.
+            if not (serving or count > 1 or gpu.is_mig_resource(name)):
+                continue
             section = "limits" if name in limits else "requests"
             found.uses.append(
                 GpuUse(
