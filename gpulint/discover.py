@@ -2,12 +2,16 @@
 
 Folders are walked for ``*.yaml``, ``*.yml`` and ``*.json``; a file named
 explicitly is read whatever its extension; ``-`` is standard input. Hidden
-folders (``.git`` among them) are skipped. Symlinked folders are followed once.
+folders (``.git`` among them) are skipped. Symlinked folders are followed once;
+a link back to an enclosing folder (a loop) is reported, not followed. Folders
+that vanish or cannot be listed while walking are reported; the walk goes on.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -53,13 +57,24 @@ def discover(
         if raw == STDIN:
             targets.append(Target(STDIN, "stdin"))
             continue
-        if os.path.isdir(raw):
+        try:
+            is_dir = stat.S_ISDIR(os.stat(raw).st_mode)
+        except OSError as exc:  # missing, a symlink loop, a dangling link, no permission
+            errors.append(InputError(display_path(raw), _reason(exc)))
+            continue
+        if is_dir:
             _walk(raw, handlers, excluded, targets, errors)
-        elif os.path.exists(raw):
-            targets.append(Target(display_path(raw)))
         else:
-            errors.append(InputError(display_path(raw), "no such file or directory"))
+            targets.append(Target(display_path(raw)))
     return _dedupe(targets), errors
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno == errno.ENOENT:
+        return "no such file or directory"
+    if exc.errno == errno.ELOOP:
+        return "symbolic link loop (too many levels of symbolic links)"
+    return exc.strerror or str(exc)
 
 
 def _walk(
@@ -69,19 +84,31 @@ def _walk(
     targets: list[Target],
     errors: list[InputError],
 ) -> None:
+    """Depth first, each folder once; a link back to an enclosing folder is reported."""
     seen: set[tuple[int, int]] = set()
-    stack = [top]
+    # (folder, identities of the folders enclosing it, including itself once known)
+    stack: list[tuple[str, frozenset]] = [(top, frozenset())]
     found: list[Target] = []
     while stack:
-        folder = stack.pop()
+        folder, enclosing = stack.pop()
         try:
             st = os.stat(folder)
-        except OSError as exc:
-            errors.append(InputError(display_path(folder), f"cannot read folder: {exc.strerror}"))
+        except OSError as exc:  # vanished while walking, or a loop the OS refused
+            errors.append(InputError(display_path(folder), f"cannot read folder: {_reason(exc)}"))
             continue
-        if (st.st_dev, st.st_ino) in seen:
-            continue  # a symlink loop, or a folder reached twice
-        seen.add((st.st_dev, st.st_ino))
+        identity = (st.st_dev, st.st_ino)
+        if identity in enclosing:
+            errors.append(
+                InputError(
+                    display_path(folder),
+                    "symbolic link loop: this folder links back to a folder that contains it; "
+                    "not followed",
+                )
+            )
+            continue
+        if identity in seen:
+            continue  # reached twice through links: read once
+        seen.add(identity)
         claimed = None
         for handler in handlers:
             claimed = handler(folder)
@@ -91,11 +118,13 @@ def _walk(
             found.extend(claimed)
             continue
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
         except OSError as exc:
             # A folder that vanished or cannot be listed while walking.
-            errors.append(InputError(display_path(folder), f"cannot read folder: {exc.strerror}"))
+            errors.append(InputError(display_path(folder), f"cannot read folder: {_reason(exc)}"))
             continue
+        inside = enclosing | {identity}
         subfolders = []
         for entry in entries:
             if entry.name.startswith("."):
@@ -104,14 +133,14 @@ def _walk(
             if excluded(display_path(path)):
                 continue
             try:
-                is_dir = entry.is_dir()
+                is_dir = entry.is_dir()  # follows links; False for a dangling one
             except OSError:
-                continue
+                is_dir = False  # a link loop: reading it reports why, if it is ours
             if is_dir:
                 subfolders.append(path)
             elif entry.name.endswith(LINTED_SUFFIXES):
                 found.append(Target(display_path(path)))
-        stack.extend(reversed(subfolders))
+        stack.extend((sub, inside) for sub in reversed(subfolders))
     targets.extend(sorted(found, key=lambda t: t.path))
 
 

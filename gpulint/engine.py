@@ -26,7 +26,7 @@ from gpulint.model.resource import Resource, resources_of
 from gpulint.parse import Document, parse
 from gpulint.registry import Registry, Report, Rule, default_registry
 from gpulint.settings import Settings
-from gpulint.sources import Source, decode
+from gpulint.sources import Source, read_file, read_stream
 
 # target kind -> reader returning the sources it stands for (renderers register here).
 Reader = Callable[[Target, Settings], "tuple[list[Source], list[InputError]]"]
@@ -38,12 +38,7 @@ def register_reader(kind: str, reader: Reader) -> None:
 
 
 def _read_file(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
-    try:
-        with open(target.path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        return [], [InputError(target.path, f"cannot read file: {exc.strerror or exc}")]
-    decoded = decode(target.path, data)
+    decoded = read_file(target.path)  # bounded: regular files only, size-capped
     if isinstance(decoded, InputError):
         return [], [decoded]
     return [decoded], []
@@ -51,7 +46,7 @@ def _read_file(target: Target, settings: Settings) -> tuple[list[Source], list[I
 
 def _read_stdin(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
     name = settings.stdin_filename or "<stdin>"
-    decoded = decode(name, sys.stdin.buffer.read(), origin="stdin")
+    decoded = read_stream(name, sys.stdin.buffer)
     if isinstance(decoded, InputError):
         return [], [decoded]
     return [decoded], []

@@ -1,9 +1,18 @@
-"""A source: text plus where it came from. Decoding bytes is the only job here."""
+"""A source: text plus where it came from. Reading and decoding bytes is the only job here.
+
+Reading is bounded by construction: only regular files are opened (never a
+pipe or device that could block or never end), and never more than
+MAX_FILE_BYTES are read, from a file or from standard input.
+"""
 
 from __future__ import annotations
 
 import codecs
+import errno
+import os
+import stat
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 from gpulint.findings import InputError
 
@@ -16,6 +25,10 @@ class Source:
     # Renderers attach what maps a document back to its origin (chart dir, origin files).
     meta: dict = field(default_factory=dict)
 
+
+# Far beyond any manifest, chart render or kustomize build seen in practice; a
+# larger file is refused before it is read rather than held in memory.
+MAX_FILE_BYTES = 32 * 1024 * 1024
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -41,7 +54,57 @@ def decode(path: str, data: bytes, origin: str = "file") -> Source | InputError:
     except UnicodeDecodeError as exc:
         line, column = _position_of(data, exc.start)
         return InputError(path, f"not valid {encoding.upper()}: {exc.reason}", line, column)
+    if "\r" in text:
+        # libyaml counts CR and CRLF as line breaks; so must every raw-line scan.
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     return Source(path, text, origin)
+
+
+def _too_big(path: str, size: int) -> InputError:
+    return InputError(
+        path,
+        f"file is {size / 2**20:.1f} MiB; gpulint reads files up to "
+        f"{MAX_FILE_BYTES // 2**20} MiB (split it into smaller files)",
+    )
+
+
+def read_file(path: str) -> Source | InputError:
+    """A regular file's text, or an error saying why it cannot be linted."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)  # non-blocking: opening a FIFO must not wait for a writer
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return InputError(path, "symbolic link loop (too many levels of symbolic links)")
+        if os.path.islink(path) and not os.path.exists(path):
+            return InputError(path, "broken symbolic link (its target does not exist)")
+        return InputError(path, f"cannot read file: {exc.strerror or exc}")
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return InputError(path, "not a regular file (a pipe, socket or device); not read")
+        if info.st_size > MAX_FILE_BYTES:
+            return _too_big(path, info.st_size)
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        return InputError(path, f"cannot read file: {exc.strerror or exc}")
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:  # it grew while we read it
+        return _too_big(path, len(data))
+    return decode(path, data)
+
+
+def read_stream(path: str, stream: BinaryIO, origin: str = "stdin") -> Source | InputError:
+    """Standard input (or any stream), read up to MAX_FILE_BYTES."""
+    try:
+        data = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        return InputError(path, f"cannot read: {exc.strerror or exc}")
+    if len(data) > MAX_FILE_BYTES:
+        return InputError(path, f"more than {MAX_FILE_BYTES // 2**20} MiB on standard input")
+    return decode(path, data, origin)
 
 
 def _position_of(data: bytes, offset: int) -> tuple[int, int]:
