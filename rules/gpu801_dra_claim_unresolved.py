@@ -212,7 +212,7 @@ def _unresolved(objects: list[ClaimObject], ref: _PodRef) -> str | None:
         return None  # the run defines nothing for this namespace: the object may live elsewhere
     if _matches(objects, ref):
         return None
-    where = f"namespace {ref.namespace!r}" if ref.namespace else "the default namespace"
+    where = f"namespace {ref.namespace!r}" if ref.namespace else "objects without a namespace"
     names = {o.name for o in objects if o.kind == ref.kind and o.namespace == ref.namespace}
     other = [
         o
