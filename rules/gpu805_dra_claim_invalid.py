@@ -137,78 +137,83 @@ def _show(value: Any) -> str:
 
 def _explain(resource: Resource, version: str, problem: schema_check.SchemaProblem) -> str | None:
     """The message for one schema problem; None when another message already covers it."""
-    path, obj = problem.path, resource.obj
-    parent, key = path[:-1], path[-1] if path else None
-    rejected = f'the API server rejects it: strict decoding error: unknown field "{dotted(path)}"'
     if problem.message.startswith("unknown key"):
-        if key in _EXACT_FIELDS and _is_request(parent) and version in EXACTLY_VERSIONS:
-            misplaced = [k for k in _get(obj, parent) if k in _EXACT_FIELDS]
-            if key != misplaced[0]:
-                return None  # one finding per request, at its first misplaced field
-            return (
-                f"{', '.join(misplaced)} {'sits' if len(misplaced) == 1 else 'sit'} directly on "
-                f"request {_get(obj, parent + ('name',))!r}; in {resource.api_version} "
-                f"{'it belongs' if len(misplaced) == 1 else 'they belong'} under exactly: (only "
-                f"v1beta1 put them on the request); {rejected}"
-            )
-        if key == "exactly" and _is_request(parent) and version not in EXACTLY_VERSIONS:
-            return (
-                f"exactly: is a resource.k8s.io/v1 field, but this object is "
-                f"{resource.api_version}, where deviceClassName sits on the request itself; "
-                f"switch apiVersion to resource.k8s.io/v1 or move the fields up; {rejected}"
-            )
-        if key == "expression" and not isinstance(_get(obj, parent + ("cel",)), dict):
-            return None  # reported at its cel: (mis-indented or missing)
-        return f"{problem.message} in {dotted(parent)}; {rejected}"
+        return _unknown_key(resource, version, problem.path, problem.message)
     if problem.message.endswith("is a required property"):
-        field = problem.message.split("'")[1]
-        node = _get(obj, path)
-        if field == "exactly" and isinstance(node, dict) and (_EXACT_FIELDS & set(node)):
-            return None  # the fields sit on the request; reported at each of them
-        if field == "deviceClassName" and isinstance(node, dict) and "exactly" in node:
-            return None  # v1 shape in a v1beta1 object; reported at exactly
-        if isinstance(node, dict) and any(
-            k != field and schema_check.closest(str(k), [field]) for k in node
-        ):
-            return None  # a misspelling of it is reported, with the did-you-mean
-        where = dotted(path + (field,))
-        if field == "cel" and isinstance(node, dict) and "expression" in node:
-            return (
-                "expression must sit under cel: (a selector is {cel: {expression: ...}}); "
-                f"the API server rejects it: {where}: Required value"
-            )
-        if field == "expression" and path and path[-1] == "cel":
-            return f"cel needs an expression; the API server rejects it: {where}: Required value"
-        return f"{where} is missing; the API server rejects the object: {where}: Required value"
-    if "should not be valid under" in problem.message and _is_request(path):
-        fields = (
-            ("exactly", "firstAvailable")
-            if version in EXACTLY_VERSIONS
-            else ("deviceClassName", "firstAvailable")
-        )
+        return _missing(resource.obj, problem.path, problem.message.split("'")[1])
+    return _wrong_value(resource.obj, version, problem.path, problem.message)
+
+
+def _unknown_key(resource: Resource, version: str, path: tuple, message: str) -> str | None:
+    obj, parent, key = resource.obj, path[:-1], path[-1]
+    rejected = f'the API server rejects it: strict decoding error: unknown field "{dotted(path)}"'
+    if key in _EXACT_FIELDS and _is_request(parent) and version in EXACTLY_VERSIONS:
+        misplaced = [k for k in _get(obj, parent) if k in _EXACT_FIELDS]
+        if key != misplaced[0]:
+            return None  # one finding per request, at its first misplaced field
+        one = len(misplaced) == 1
         return (
-            f"request {_get(obj, path + ('name',))!r} sets both {fields[0]} and {fields[1]}; "
+            f"{', '.join(misplaced)} {'sits' if one else 'sit'} directly on request "
+            f"{_get(obj, parent + ('name',))!r}; in {resource.api_version} "
+            f"{'it belongs' if one else 'they belong'} under exactly: (only v1beta1 put "
+            f"{'it' if one else 'them'} on the request); {rejected}"
+        )
+    if key == "exactly" and _is_request(parent) and version not in EXACTLY_VERSIONS:
+        return (
+            f"exactly: is a resource.k8s.io/v1 field, but this object is "
+            f"{resource.api_version}, where deviceClassName sits on the request itself; "
+            f"switch apiVersion to resource.k8s.io/v1 or move the fields up; {rejected}"
+        )
+    if key == "expression" and not isinstance(_get(obj, parent + ("cel",)), dict):
+        return None  # reported at its cel: (mis-indented or missing)
+    return f"{message} in {dotted(parent)}; {rejected}"
+
+
+def _missing(obj: Any, path: tuple, field: str) -> str | None:
+    node = _get(obj, path)
+    keys = set(node) if isinstance(node, dict) else set()
+    if field == "exactly" and _EXACT_FIELDS & keys:
+        return None  # the fields sit on the request; reported there
+    if field == "deviceClassName" and "exactly" in keys:
+        return None  # v1 shape in a v1beta1 object; reported at exactly
+    if any(k != field and schema_check.closest(str(k), [field]) for k in keys):
+        return None  # a misspelling of it is reported, with the did-you-mean
+    where = dotted(path + (field,))
+    if field == "cel" and "expression" in keys:
+        return (
+            "expression must sit under cel: (a selector is {cel: {expression: ...}}); "
+            f"the API server rejects it: {where}: Required value"
+        )
+    if field == "expression" and path[-1:] == ("cel",):
+        return f"cel needs an expression; the API server rejects it: {where}: Required value"
+    return f"{where} is missing; the API server rejects the object: {where}: Required value"
+
+
+def _wrong_value(obj: Any, version: str, path: tuple, message: str) -> str:
+    value = _show(_get(obj, path))
+    if "should not be valid under" in message and _is_request(path):
+        first = "exactly" if version in EXACTLY_VERSIONS else "deviceClassName"
+        return (
+            f"request {_get(obj, path + ('name',))!r} sets both {first} and firstAvailable; "
             "exactly one of them may be set, so the API server rejects the object"
         )
-    if key == "cel":
-        selector = _get(obj, parent)
+    if path[-1:] == ("cel",):
+        selector = _get(obj, path[:-1])
         if isinstance(selector, dict) and "expression" in selector:
             return (
                 "cel: is empty and its expression sits beside it: indent expression under "
                 f"cel:; the API server rejects the selector ({dotted(path)}: Required value)"
             )
         return (
-            f"cel must be a mapping with an expression, not {_show(_get(obj, path))}; "
-            f"the API server rejects the selector"
+            f"cel must be a mapping with an expression, not {value}; "
+            "the API server rejects the selector"
         )
-    if "is not of type" in problem.message:
-        wanted = " or ".join(
-            _TYPES.get(t, t) for t in problem.message.split("is not of type ")[1].split("'")[1::2]
-        )
-        return f"{dotted(path)} must be {wanted}, not {_show(_get(obj, path))}"
-    if "is less than the minimum" in problem.message:
-        return f"{dotted(path)} must be at least 1, not {_show(_get(obj, path))}"
-    return f"{dotted(path)}: {problem.message}"
+    if "is not of type" in message:
+        types = message.split("is not of type ")[1].split("'")[1::2]
+        return f"{dotted(path)} must be {' or '.join(_TYPES.get(t, t) for t in types)}, not {value}"
+    if "is less than the minimum" in message:
+        return f"{dotted(path)} must be at least 1, not {value}"
+    return f"{dotted(path)}: {message}"
 
 
 @rule.resource_check
