@@ -208,6 +208,8 @@ def _matches(objects: list[ClaimObject], ref: _PodRef | _RequestRef) -> list[Cla
 
 
 def _unresolved(objects: list[ClaimObject], ref: _PodRef) -> str | None:
+    if "$" in ref.target or "{{" in ref.target:
+        return None  # an unrendered placeholder (envsubst, templates) names nothing yet
     if not any(o.namespace == ref.namespace for o in objects):
         return None  # the run defines nothing for this namespace: the object may live elsewhere
     if _matches(objects, ref):

@@ -456,3 +456,8 @@ def test_exactly_and_first_available_together(tmp_path):
     found = lint(tmp_path, claim(requests), "--select", "GPU805")
     assert where(found) == [("GPU805", 8, 9)]
     assert "sets both exactly and firstAvailable" in found[0]["message"]
+
+
+def test_placeholder_template_names_are_not_judged(tmp_path):
+    text = template() + "---" + pod("resourceClaimTemplateName: gpu-${SUFFIX}")
+    assert lint(tmp_path, text, "--select", "GPU801") == []
