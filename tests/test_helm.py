@@ -66,6 +66,9 @@ FAKE_HELM = """#!{python}
 import json, os, sys
 with open(os.environ["FAKE_HELM_ARGV"], "a") as out:
     out.write(json.dumps(sys.argv[1:]) + "\\n")
+if os.environ.get("FAKE_HELM_SLEEP"):
+    import time
+    time.sleep(float(os.environ["FAKE_HELM_SLEEP"]))
 if os.environ.get("FAKE_HELM_FAIL"):
     sys.stderr.write(os.environ["FAKE_HELM_FAIL"] + "\\n")
     sys.exit(1)
@@ -257,6 +260,13 @@ def test_helm_failure_is_an_input_error_with_helms_message(chart, fake_helm, mon
     assert (
         "mychart:1:1: error [input] helm template failed: helm exited with code 1: " + message
     ) in result.output
+
+
+def test_a_hanging_helm_is_stopped_at_the_timeout(chart, fake_helm, monkeypatch):
+    monkeypatch.setenv("FAKE_HELM_SLEEP", "30")
+    result = run_cli("check", "mychart", "--render-timeout", "1")
+    assert result.exit_code == 2
+    assert "helm template failed: helm did not finish within 1 s" in result.output
 
 
 # --- helm absent (for real) ---
