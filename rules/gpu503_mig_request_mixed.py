@@ -10,10 +10,10 @@ than one device (or that also gets `gpu.nvidia.com` GPUs), unless it names a
 single `request` of the claim.
 
 ## Why it matters
-"Regardless of how many MIG devices are created (or made available to a
-container), a single CUDA process can only enumerate a single MIG device"
-(NVIDIA MIG User Guide, CUDA Device Enumeration); further MIG devices and full
-GPUs visible in the same container are not usable together by one program. The pod reserves devices that the workload cannot use, while other
+However many MIG devices a container is given, a single CUDA process
+enumerates only one of them (NVIDIA MIG User Guide, "CUDA Device
+Enumeration"); further MIG devices and full GPUs visible in the same container
+are not usable together by one program. The pod reserves devices that the workload cannot use, while other
 pods wait for them.
 
 ## Failing example
