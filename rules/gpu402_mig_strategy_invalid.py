@@ -59,15 +59,13 @@ rule = Rule(
     __doc__,
 )
 
-VALID = plugin_config.VALID_MIG_STRATEGIES
-
 
 def _bad(value: Any) -> bool:
-    return value is not None and value not in VALID
+    return value is not None and value not in plugin_config.valid_mig_strategies()
 
 
 def _message(where: str, value: Any) -> str:
-    hint = did_you_mean(str(value), VALID)
+    hint = did_you_mean(str(value), plugin_config.valid_mig_strategies())
     return (
         f"{where} {value!r} is not one of none, single, mixed; the device plugin exits "
         f'with "unknown MIG strategy: {value}" and crash-loops{hint}'

@@ -36,6 +36,7 @@ SERVING_KINDS = frozenset(
         "InferenceGraph",
         "RayService",
         "NIMService",
+        "Service",  # Knative Serving (a core Service has no pod spec)
         "Rollout",
     }
 )

@@ -11,13 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gpulint import schema_check
+from gpulint import catalog, schema_check
 from gpulint.model.resource import Resource
 from gpulint.nvidia import recognise
 
 API_VERSION = "nvidia.com/v1"
 KIND = "ClusterPolicy"
-CHART_DEFAULT_MIG_STRATEGY = "single"
 VALUES_SCHEMA = "gpu-operator-values.schema.json"
 
 
@@ -47,7 +46,9 @@ class OperatorView:
         found = self.mig_strategy()
         if found is not None:
             return found[1] if isinstance(found[1], str) else None
-        return CHART_DEFAULT_MIG_STRATEGY if self.is_values else None
+        if not self.is_values:
+            return None
+        return str(catalog.gpu_operator()["helm_chart"]["defaults"]["mig.strategy"])
 
     def plugin_enabled(self) -> bool:
         return self._block("devicePlugin").get("enabled", True) is not False

@@ -12,11 +12,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from gpulint import schema_check
+from gpulint import catalog, schema_check
 from gpulint.nvidia import recognise
 
 SCHEMA = "device-plugin-config.schema.json"
-VALID_MIG_STRATEGIES = ("none", "single", "mixed")
+
+
+def valid_mig_strategies() -> tuple[str, ...]:
+    """``none``, ``single``, ``mixed`` (catalog: device_plugin.valid_mig_strategies)."""
+    return tuple(catalog.device_plugin()["valid_mig_strategies"])
+
+
 SHARING = {"timeSlicing": "time-slicing", "mps": "mps"}
 SHARED_SUFFIX = ".shared"
 # Defaults when unset: MPS forces failRequestsGreaterThanOne to true (config.go NewConfig).
@@ -177,6 +183,7 @@ def _section_problems(path: tuple, field: str, section: Any) -> list[Problem]:
     if not isinstance(resources, list):
         return []
     found = []
+    minimum = int(catalog.device_plugin()["config_file"]["replicas_min"])
     for i, entry in enumerate(resources):
         if not isinstance(entry, dict):
             continue
@@ -200,7 +207,7 @@ def _section_problems(path: tuple, field: str, section: Any) -> list[Problem]:
                     '"no replicas specified"',
                 )
             )
-        elif isinstance(replicas, int) and not isinstance(replicas, bool) and replicas < 2:
+        elif isinstance(replicas, int) and not isinstance(replicas, bool) and replicas < minimum:
             found.append(
                 Problem(
                     here + (pkey,),
