@@ -151,6 +151,7 @@ def _next_code_line(lines: list[str], index: int) -> int:
 
 
 def _scan_annotations(doc: Any) -> list[Directive]:
+    from gpulint.engine import json_pointer
     from gpulint.model.resource import resources_of
     from gpulint.model.workloads import get
 
@@ -166,7 +167,7 @@ def _scan_annotations(doc: Any) -> list[Directive]:
         for meta_path, annotations in sites:
             if not any(_is_directive_key(k) for k in annotations):
                 continue
-            prefix = _pointer(meta_path[:-1])
+            prefix = json_pointer(meta_path[:-1])
             for key, value in annotations.items():
                 if not _is_directive_key(key):
                     continue
@@ -189,10 +190,6 @@ def _scan_annotations(doc: Any) -> list[Directive]:
 
 def _is_directive_key(key: Any) -> bool:
     return isinstance(key, str) and (key == ANNOTATION_ALL or key.startswith(ANNOTATION_PREFIX))
-
-
-def _pointer(path: Iterable[Any]) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
 def _locate(doc: Any, path: tuple) -> Location:
@@ -246,8 +243,8 @@ def apply(
                 break
 
 
-def finish(ctx: Any, findings: list[Finding], directives: list[Directive]) -> list[Finding]:
-    """After all files: cross-file findings, directive notes, exemptions, baseline."""
+def finish(ctx: Any, findings: list[Finding], directives: list[Directive]) -> None:
+    """After all files, in place: cross-file findings, directive notes, exemptions, baseline."""
     from gpulint import baseline
 
     settings = ctx.settings
@@ -264,7 +261,6 @@ def finish(ctx: Any, findings: list[Finding], directives: list[Directive]) -> li
                         break
     if settings.baseline:
         baseline.apply(findings, settings.baseline, settings.baseline_file)
-    return findings
 
 
 def _directive_findings(
