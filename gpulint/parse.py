@@ -149,9 +149,10 @@ class _Builder:
                 self._count += size
                 self._expanded += size
                 if self._expanded > MAX_ALIAS_EXPANSION:
+                    # Aliases share the anchored node, so this points at the anchor.
                     raise _failure(
-                        f"aliases expand to more than {MAX_ALIAS_EXPANSION} values "
-                        "(an alias bomb?); refusing to expand",
+                        f"aliases of the anchor here expand the document to more than "
+                        f"{MAX_ALIAS_EXPANSION} values (an alias bomb?); refusing to expand",
                         node,
                     )
                 return value
@@ -234,19 +235,31 @@ def _paths_to(wanted: set[int], root: Node) -> dict[int, tuple]:
     return found
 
 
-def _error_position(exc: YAMLError) -> tuple[int, int]:
+def _error_position(exc: YAMLError, text: str) -> tuple[int, int]:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    if mark is None:
-        return 1, 1
-    return mark.line + 1, mark.column + 1
+    if mark is not None:
+        return mark.line + 1, mark.column + 1
+    offset = getattr(exc, "position", None)  # a ReaderError: a byte offset into the UTF-8
+    if isinstance(offset, int) and offset >= 0:
+        before = text.encode("utf-8", "surrogatepass")[:offset]
+        start = before.rfind(b"\n") + 1
+        return before.count(b"\n") + 1, len(before[start:].decode("utf-8", "ignore")) + 1
+    return 1, 1
 
 
-def _error_message(exc: YAMLError) -> str:
+def _error_message(exc: YAMLError, text: str, line: int, column: int) -> str:
     if isinstance(exc, MarkedYAMLError):
         parts = [p for p in (exc.context, exc.problem) if p]
-        if parts:
-            return "invalid YAML: " + ", ".join(parts)
-    return "invalid YAML: " + str(exc).splitlines()[0]
+        message = "invalid YAML: " + ", ".join(parts) if parts else ""
+    else:
+        message = ""
+    if not message:
+        message = "invalid YAML: " + str(exc).splitlines()[0]
+    rows = text.split("\n", line)
+    row = rows[line - 1] if len(rows) >= line else ""
+    if row[column - 1 : column] == "\t":
+        message += " (a tab: YAML indents with spaces only)"
+    return message
 
 
 def _templates_by_line(text: str) -> list[tuple[int, str]]:
@@ -382,8 +395,8 @@ def _iter_documents(source: Source) -> Iterator[Document]:
             yield Document(source, index, data, node, template, builder.duplicates(node))
             index += 1
     except YAMLError as exc:
-        line, column = _error_position(exc)
-        raise ParseFailure(_error_message(exc), line, column) from None
+        line, column = _error_position(exc, text)
+        raise ParseFailure(_error_message(exc, text, line, column), line, column) from None
     except RecursionError:
         raise ParseFailure("nesting too deep to read", 1, 1) from None
     finally:
