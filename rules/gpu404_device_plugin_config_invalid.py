@@ -5,7 +5,8 @@ in a ConfigMap, or in the chart's `config.map` (and the GPU Operator chart's
 `devicePlugin.config.data`): a `version` other than `v1`; unknown keys; values
 of the wrong type; sharing `resources` without a name or `replicas`, or with
 `replicas` below 2; time-slicing and MPS together; `migStrategy: mixed` with
-MPS; and the fields the plugin ignores with a warning (`rename`, `devices`
+MPS (also when the chart's `migStrategy` or the operator's `mig.strategy` is
+`mixed` and one of its configs uses MPS); and the fields the plugin ignores with a warning (`rename`, `devices`
 other than `all`, the top-level `resources`). A config inside a string is
 reported at its entry, with the path inside it in the message.
 
@@ -57,7 +58,7 @@ from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
 from gpulint.model.resource import Resource
-from gpulint.nvidia import configs, plugin_config, recognise
+from gpulint.nvidia import configs, operator, plugin_config, recognise, values
 from gpulint.parse import Document
 from gpulint.registry import Report, Rule
 
@@ -93,3 +94,28 @@ def check_document(doc: Document, ctx: Context) -> Iterator[Report]:
     placed = recognise.place(doc.data, recognise.values_for(ctx.settings))
     for config in configs.document_configs(doc.data, placed):
         yield from _reports(config)
+    for where in placed:
+        yield from _mixed_env_with_mps(doc.data, where)
+
+
+def _mixed_env_with_mps(data: object, where: recognise.Placed) -> Iterator[Report]:
+    """The chart's strategy reaches the plugin as MIG_STRATEGY, which beats the config file."""
+    values_data = configs.at_path(data, where.prefix)
+    if not isinstance(values_data, dict):
+        return
+    if where.kind == recognise.DEVICE_PLUGIN_CHART:
+        strategy, name = values.mig_strategy(values_data), "migStrategy"
+    elif where.kind == recognise.OPERATOR_CHART:
+        strategy, name = operator.values_view(values_data).mig_strategy(), "mig.strategy"
+    else:
+        return
+    if strategy is None or strategy[1] != "mixed":
+        return
+    for config in configs.document_configs(data, [where]):
+        if plugin_config.uses_mps(config.data):
+            yield Report(
+                config.path,
+                f"{config.label} shares GPUs with MPS while the chart sets {name}: mixed; the "
+                'plugin refuses to start ("using --mig-strategy=mixed is not supported with '
+                'MPS")',
+            )

@@ -314,3 +314,23 @@ def test_gpu407_across_several_paths(tmp_path, write):
     # one version everywhere: silent
     only = findings_json(str(a), str(b), "--select", "GPU407")["findings"]
     assert only == []
+
+
+def test_gpu404_chart_mixed_strategy_with_an_mps_config(tmp_path):
+    text = """\
+    migStrategy: mixed
+    config:
+      map:
+        default: |-
+          version: v1
+          sharing:
+            mps:
+              resources:
+              - name: nvidia.com/gpu
+                replicas: 2
+    """
+    found = lint(tmp_path, text, "--select", "GPU404", name="values.yaml")
+    assert where(found) == [("GPU404", 4, 5)]
+    assert "using --mig-strategy=mixed is not supported with MPS" in found[0]["message"]
+    single = text.replace("migStrategy: mixed", "migStrategy: single")
+    assert lint(tmp_path, single, "--select", "GPU404", name="values.yaml") == []

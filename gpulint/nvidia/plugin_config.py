@@ -74,6 +74,12 @@ def _resource_name(name: str) -> str:
     return name if "/" in name else f"nvidia.com/{name}"
 
 
+def uses_mps(config: Any) -> bool:
+    _skey, sharing = _get(config, "sharing")
+    _mkey, mps = _get(sharing, "mps")
+    return isinstance(mps, dict)
+
+
 def replicated(config: Any) -> list[Replicated]:
     """Resources the config's sharing section replicates, as pods would request them."""
     skey, sharing = _get(config, "sharing")
