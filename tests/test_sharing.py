@@ -220,3 +220,15 @@ def test_gpu504_resource_served_by_a_dra_device_class(tmp_path, write):
         """,
     )
     assert findings_json(str(tmp_path), "--select", "GPU504")["findings"] == []
+
+
+def test_gpu601_and_gpu602_on_a_shared_product(tmp_path):
+    text = _workload(
+        "Deployment",
+        "            nvidia.com/gpu: 2\n",
+        after="      nodeSelector:\n        nvidia.com/gpu.product: Tesla-T4-SHARED\n",
+    )
+    found = lint(tmp_path, text, "--select", "GPU601,GPU602")
+    assert where(found) == [("GPU602", 14, 13), ("GPU601", 16, 9)]
+    assert "nvidia.com/gpu.product=Tesla-T4-SHARED" in found[1]["message"]
+    assert "on nodes selected by nvidia.com/gpu.product=Tesla-T4-SHARED" in found[0]["message"]
