@@ -177,9 +177,7 @@ def _fail(lines: list[str]) -> None:
 def setup(registry: Any) -> Setup:
     """Load the config file the flags point to; config errors end the run with exit code 2."""
     from gpulint import config as config_mod
-    from gpulint.discover import display_path
     from gpulint.globs import PathFilter
-    from gpulint.registry import Registry
 
     ctx = click.get_current_context()
     flags = ctx.meta.get(_META_KEY) or dict.fromkeys(_NAMES)
@@ -190,12 +188,7 @@ def setup(registry: Any) -> Setup:
             _fail([f"gpulint: config file {path} not found"])
     result = Setup(registry, flags)
     if path:
-        try:
-            result.config = config_mod.load_config(display_path(path), registry)
-        except config_mod.ConfigError as exc:
-            _fail([f"{e.file}:{e.line}:{e.column}: error [config] {e.message}" for e in exc.errors])
-        if result.config.custom_rules:
-            result.registry = Registry(list(registry) + result.config.custom_rules)
+        result.config, result.registry = _load(path, registry)
         patterns = result.config.values.get("exclude", ())
         if patterns:
             result.filters.append(PathFilter(patterns, result.config.root))
@@ -206,16 +199,23 @@ def setup(registry: Any) -> Setup:
 
 def configured_registry() -> Any:
     """The rules with the custom rules of the config file found from here (for listing)."""
+    from gpulint.config import find_config
+    from gpulint.registry import default_registry
+
+    path = find_config()
+    return _load(path, default_registry())[1] if path else default_registry()
+
+
+def _load(path: str, registry: Any) -> tuple[Any, Any]:
+    """(config, registry with its custom rules); a broken file ends the run with exit 2."""
     from gpulint import config as config_mod
     from gpulint.discover import display_path
-    from gpulint.registry import Registry, default_registry
+    from gpulint.registry import Registry
 
-    registry = default_registry()
-    path = config_mod.find_config()
-    if path is None:
-        return registry
     try:
-        found = config_mod.load_config(display_path(path), registry)
+        config = config_mod.load_config(display_path(path), registry)
     except config_mod.ConfigError as exc:
         _fail([f"{e.file}:{e.line}:{e.column}: error [config] {e.message}" for e in exc.errors])
-    return Registry(list(registry) + found.custom_rules) if found.custom_rules else registry
+    if config.custom_rules:
+        registry = Registry(list(registry) + config.custom_rules)
+    return config, registry
