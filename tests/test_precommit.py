@@ -1,9 +1,10 @@
 """The real ``pre-commit try-repo`` against this repository's ``.pre-commit-hooks.yaml``.
 
 pre-commit builds a virtualenv and pip-installs gpulint from this checkout.
-The test keeps that offline: the virtualenv sees the site-packages where
-gpulint's dependencies are already installed, pip never asks an index, and the
-build uses the installed setuptools instead of an isolated build environment.
+The test keeps that offline: the hook's environment sees this interpreter's
+site-packages (where gpulint's dependencies are installed) through PYTHONPATH,
+pip never asks an index, and the build uses the installed setuptools instead of
+an isolated build environment.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -71,10 +73,12 @@ def env(tmp_path_factory) -> dict:
     """One pre-commit home for the module, so the hook environment is built once."""
     home = tmp_path_factory.mktemp("pre-commit-home")
     env = dict(os.environ)
+    # This interpreter's site-packages, not the base interpreter's: in CI that is a venv.
+    site = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     env.update(
         PRE_COMMIT_HOME=str(home),
         PRE_COMMIT_COLOR="never",
-        VIRTUALENV_SYSTEM_SITE_PACKAGES="true",
+        PYTHONPATH=os.pathsep.join(sorted(site)),
         VIRTUALENV_NO_PERIODIC_UPDATE="true",
         PIP_NO_INDEX="1",
         PIP_NO_BUILD_ISOLATION="0",  # pip's inverted switch: "0" turns isolation off
