@@ -91,7 +91,7 @@ def schema_text() -> str:
 
 def load_config(path: str, registry: Registry) -> Config:
     """Read, validate and interpret a config file; raises ConfigError with positions."""
-    from gpulint import schema_check
+    from gpulint import quickschema, schema_check
     from gpulint.parse import parse
     from gpulint.sources import decode
 
@@ -112,7 +112,9 @@ def load_config(path: str, registry: Registry) -> Config:
         raise ConfigError([InputError(path, "one YAML document expected", documents[1].line, 1)])
     doc = documents[0]
     locate = _Locator(path, doc)
-    problems = schema_check.check(doc.data, SCHEMA_NAME)
+    # jsonschema is imported only when the quick check cannot vouch for the file.
+    valid = quickschema.certainly_valid(doc.data, schema_check.load_schema(SCHEMA_NAME))
+    problems = [] if valid else schema_check.check(doc.data, SCHEMA_NAME)
     if problems:
         found = [locate(p.path, p.message, p.at) for p in problems]
         raise ConfigError(sorted(found, key=InputError.sort_key))

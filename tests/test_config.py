@@ -7,6 +7,8 @@ import textwrap
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpulint.registry import default_registry
 from tests.conftest import run_cli, where
@@ -340,3 +342,65 @@ def test_documented_example_config_is_valid(project):
     result, data = _check("manifests")
     assert result.exit_code in (0, 1), result.stderr
     assert data is not None
+
+
+def test_a_valid_config_does_not_import_jsonschema(project):
+    """pre-commit runs gpulint on every commit: a valid config must not cost jsonschema's import."""
+    import subprocess
+    import sys
+
+    _write(project / ".gpulint.yaml", "ignore: [GPU201]\nfail-on: error\nexclude: [vendor/]\n")
+    code = (
+        "import sys\nfrom gpulint.cli import cli\n"
+        "try:\n    cli.main(['check', 'manifests'], prog_name='gpulint')\n"
+        "except SystemExit as exc:\n    print(exc.code, 'jsonschema' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.splitlines()[-1] == "1 False"
+
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 20), st.sampled_from(["", "error", "GPU101", "x"])
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["reason", "kinds", "names", "rules", "code", "GPU101", "schema", "x"]),
+            inner,
+            max_size=3,
+        )
+    ),
+    max_leaves=6,
+)
+_CONFIGS = st.dictionaries(
+    st.sampled_from(
+        [
+            "select",
+            "severity",
+            "fail-on",
+            "exclude",
+            "max-gpus-per-node",
+            "exemptions",
+            "custom-rules",
+            "extended-resource-toleration",
+            "gpu-taint-keys",
+            "unknown",
+        ]
+    ),
+    _VALUES,
+    max_size=4,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_CONFIGS)
+def test_quick_check_never_vouches_for_an_invalid_config(config):
+    from gpulint.config import SCHEMA_NAME
+    from gpulint.quickschema import certainly_valid
+    from gpulint.schema_check import load_schema
+
+    schema = load_schema(SCHEMA_NAME)
+    if certainly_valid(config, schema):
+        jsonschema.validate(config, schema)
