@@ -99,7 +99,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     if view is not None:
         yield from _operator(view, f"ClusterPolicy {resource.name}")
         return
-    for container in containers.plugin_containers(resource):
+    for container in containers.plugin_containers(resource, init=True):
         if images.is_unpinned(container.image):
             what = (
                 "device plugin"

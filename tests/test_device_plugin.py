@@ -334,3 +334,14 @@ def test_gpu404_chart_mixed_strategy_with_an_mps_config(tmp_path):
     assert "using --mig-strategy=mixed is not supported with MPS" in found[0]["message"]
     single = text.replace("migStrategy: mixed", "migStrategy: single")
     assert lint(tmp_path, single, "--select", "GPU404", name="values.yaml") == []
+
+
+def test_gpu401_init_container_of_the_plugin_image(tmp_path):
+    text = _daemonset("nvcr.io/nvidia/k8s-device-plugin:v0.17.4").replace(
+        "      containers:\n",
+        "      initContainers:\n      - name: config-manager-init\n"
+        "        image: nvcr.io/nvidia/k8s-device-plugin\n      containers:\n",
+    )
+    found = lint(tmp_path, text, "--select", "GPU401")
+    assert where(found) == [("GPU401", 11, 16)]
+    assert found[0]["container"] == "config-manager-init"

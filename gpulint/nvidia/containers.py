@@ -88,10 +88,11 @@ def role(container: Container) -> str:
     return "device plugin"
 
 
-def plugin_containers(resource: Resource) -> Iterator[Container]:
-    """Containers running NVIDIA's device plugin or GFD images (init containers skipped)."""
+def plugin_containers(resource: Resource, init: bool = False) -> Iterator[Container]:
+    """Containers running NVIDIA's device plugin or GFD images (init containers on request:
+    the chart's config-manager init container runs the plugin image too)."""
     for container in resource.containers():
-        if container.is_init and not container.is_sidecar:
+        if container.is_init and not container.is_sidecar and not init:
             continue
         if images.image_kind(container.image) is not None:
             yield container
