@@ -61,7 +61,8 @@ rule = Rule(
 
 
 def _bad(value: Any) -> bool:
-    return value is not None and value not in plugin_config.valid_mig_strategies()
+    # Other types are GPU403's and GPU404's (the chart drops them, the config fails to parse).
+    return isinstance(value, str) and value not in plugin_config.valid_mig_strategies()
 
 
 def _message(where: str, value: Any) -> str:

@@ -285,3 +285,14 @@ def test_gpu_operator_values_device_plugin_blocks(tmp_path):
     found = lint(tmp_path, fixed, "--select", "GPU404", name="values.yaml")
     assert where(found) == [("GPU404", 17, 7)]
     assert "config 'any' in devicePlugin.config.data" in found[0]["message"]
+
+
+def test_mig_strategy_of_the_wrong_type_is_a_type_problem(tmp_path, write):
+    # The chart drops a non-string (typeIs "string"); a config file fails to parse.
+    found = lint(tmp_path, "migStrategy: 1\n", "--select", "GPU402,GPU403", name="values.yaml")
+    assert where(found) == [("GPU403", 1, 14)]
+    assert "MIG_STRATEGY is silently dropped" in found[0]["message"]
+    config = "version: v1\nflags:\n  migStrategy: [mixed]\n"
+    found = lint(tmp_path, config, "--select", "GPU402,GPU404", name="config.yaml")
+    assert where(found) == [("GPU404", 3, 16)]
+    assert "unable to parse config file" in found[0]["message"]

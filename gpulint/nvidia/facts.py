@@ -189,11 +189,10 @@ def _device_plugin_values(
         return  # only GFD is deployed
     here = anchor(())
     strategy = values.mig_strategy(data)
-    if strategy is not None:  # the env var beats any config file
-        known = isinstance(strategy[1], str)
-        pairs = ((strategy[1], anchor(strategy[0], "value")),) if known else ()
-        found.strategies.append(StrategyFact(label, here, pairs, known))
-        return
+    if strategy is not None and isinstance(strategy[1], str):  # the env var beats any config
+        pairs = ((strategy[1], anchor(strategy[0], "value")),)
+        found.strategies.append(StrategyFact(label, here, pairs, True))
+        return  # (a value of another type is dropped by the chart: as if unset)
     if values.external_config(data):
         found.strategies.append(StrategyFact(label, here, (), False))
         return

@@ -88,8 +88,6 @@ def values_problems(values: dict) -> list[schema_check.SchemaProblem]:
     """Keys the gpu-operator chart never reads (top level, devicePlugin, gfd, mig), wrong types."""
     found = []
     for problem in schema_check.check(values, VALUES_SCHEMA):
-        if problem.path == ("mig", "strategy") and problem.at == "value":
-            continue  # GPU402 reports MIG strategies
         if problem.message.startswith("unknown key"):
             why = "the gpu-operator chart never reads it (Helm ignores it)"
             message = recognise.explain(problem.message, why)

@@ -297,8 +297,6 @@ def _schema_problems(config: dict) -> list[Problem]:
         problem = schema_check.SchemaProblem(
             _actual(config, canonical.path), canonical.message, canonical.at
         )
-        if problem.path[-1:] == ("migStrategy",):
-            continue  # GPU402 reports MIG strategies
         if problem.at == "key" and problem.message.startswith("unknown key"):
             found.append(
                 Problem(

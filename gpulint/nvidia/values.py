@@ -82,8 +82,6 @@ def _explain(values: dict, problem: schema_check.SchemaProblem) -> Problem | Non
     if len(path) == 1 and path[0] in TYPE_GATED and _wrong_type(path[0], values.get(path[0])):
         kind, env, default = TYPE_GATED[path[0]]
         value = values.get(path[0])
-        if path[0] == "migStrategy":
-            return None  # GPU402 reports MIG strategies
         return Problem(
             path,
             f"{path[0]}: {value!r} is not a {kind}; the chart passes it only when it is one "
