@@ -53,6 +53,7 @@ _HELM_ACTION = re.compile(
     r"\{\{-?\s*(?:\.(?:Values|Release|Chart|Capabilities|Files|Template)\b"
     r"|(?:include|template|define|toYaml|tpl|required)\s)"
 )
+_ACTION_LINE = re.compile(r"^[ \t]*\{\{-?\s*(?:if|range|with|end|else|define|template)\b", re.M)
 RENDER_FIRST = (
     "unrendered template: this file holds Go template placeholders ({{ ... }}) and is "
     "not YAML until it is rendered; render it first (helm template CHART | gpulint check -) "
@@ -295,9 +296,12 @@ def _placeholder(text: str) -> tuple[int, int] | None:
 
 
 def _near_placeholder(text: str, line: int) -> bool:
-    """Whether the failing line (or the one before it) holds a ``{{`` placeholder."""
-    lines = text.split("\n", line)[max(line - 2, 0) : line]
-    return any("{{" in part for part in lines)
+    """Whether a failure at ``line`` comes from Go template placeholders: one on that line
+    or the three before it, or a template action alone on a line (``{{- if ... }}``)."""
+    rows = text.split("\n", line)[max(line - 4, 0) : line]
+    if any("{{" in row for row in rows):
+        return True
+    return _ACTION_LINE.search(text) is not None
 
 
 def _may_nest_deeper(text: str, limit: int) -> bool:
