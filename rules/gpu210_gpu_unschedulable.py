@@ -150,8 +150,10 @@ def collect(resource: Resource, ctx: Context) -> list:
 
 
 def _asks(fact: placement.PodFact) -> str:
-    gpus = ", ".join(f"{count} {name}" for name, count in fact.req.gpus)
     role = f" (role {fact.role})" if fact.role else ""
+    if not fact.req.gpus:
+        return f"the pod{role} gets its GPUs through DRA"
+    gpus = ", ".join(f"{count} {name}" for name, count in fact.req.gpus)
     return f"the pod{role} needs {gpus}"
 
 

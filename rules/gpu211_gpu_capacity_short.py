@@ -169,8 +169,10 @@ def _have(nodes: list[NodeView], usage: dict, resource: str) -> str:
 
 def _role_short(fact: PodFact, cluster: scheduler.Inventory) -> str | None:
     usage = cluster.usage
+    if not fact.pods or not fact.req.gpus:  # one pod per node, a template, or GPUs via DRA
+        return None
     fits = eligible(fact, cluster)
-    if not fits or not fact.pods:
+    if not fits:
         return None
     room = sum(scheduler.pods_fitting(fact.req, n, usage.get(n.name)) for n in fits)
     if room >= fact.pods:
@@ -194,7 +196,7 @@ def _workload_short(facts: list[PodFact], cluster: scheduler.Inventory) -> str |
     if len(facts) < 2:
         return None
     # Roles no node takes are GPU210's; they would only inflate the demand here.
-    counted = [f for f in facts if f.pods and eligible(f, cluster)]
+    counted = [f for f in facts if f.pods and f.req.gpus and eligible(f, cluster)]
     if len(counted) < 2:
         return None
     for resource in sorted({r for f in counted for r, _ in f.req.gpus}):

@@ -399,6 +399,39 @@ def test_prefer_no_schedule_taint_does_not_filter(tmp_path, inventory):
     assert check(tmp_path, deployment("t4"), inventory(nodes)) == []
 
 
+DRA_CLASS = """
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: mig-1g-12gb.gpu.nvidia.com}
+spec:
+  selectors:
+    - cel:
+        expression: "device.driver == 'gpu.nvidia.com'"
+  extendedResourceName: nvidia.com/mig-1g.12gb
+---
+"""
+
+
+def test_extended_resource_served_by_dra_is_not_counted_against_allocatable(tmp_path, inventory):
+    manifest = DRA_CLASS + deployment("dra", "nvidia.com/mig-1g.12gb: 1", tolerate=True)
+    assert check(tmp_path, manifest, inventory(main_cluster())) == []
+
+
+def test_dra_served_resource_still_goes_through_the_other_filters(tmp_path, inventory):
+    extra = "nodeSelector: {nvidia.com/gpu.product: NVIDIA-B200}\n"
+    manifest = DRA_CLASS + deployment("dra", "nvidia.com/mig-1g.12gb: 1", extra, tolerate=True)
+    found = check(tmp_path, manifest, inventory(main_cluster()))
+    assert messages(found, "GPU210")[0].startswith(
+        "no node can take this pod: the pod gets its GPUs through DRA; the scheduler would report"
+    )
+
+
+def test_without_the_device_class_the_resource_is_insufficient(tmp_path, inventory):
+    manifest = deployment("dra", "nvidia.com/mig-1g.12gb: 1", tolerate=True)
+    found = check(tmp_path, manifest, inventory(main_cluster()))
+    assert "11 Insufficient nvidia.com/mig-1g.12gb" in found[0]["message"]
+
+
 # --- MIG mixed nodes ----------------------------------------------------------------------------
 
 

@@ -7,7 +7,7 @@ files are read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gpulint.model import workloads
@@ -24,6 +24,14 @@ USAGE = "cluster_usage"  # node name -> {GPU resource: count held by running pod
 class NodeFact:
     node: NodeView
     file: str
+
+
+@dataclass(frozen=True)
+class DraServed:
+    """A DeviceClass that serves an extended resource through DRA (KEP-5004): the scheduler
+    allocates it from ResourceSlices, not from the nodes' allocatable."""
+
+    resource: str
 
 
 @dataclass(frozen=True)
@@ -95,6 +103,10 @@ def collect(resource: Resource, ctx: Any) -> list:
     """A NodeFact for a Node; a PodFact per GPU pod template of a workload."""
     if is_node(resource):
         return [NodeFact(node_view(resource), resource.doc.source.path)]
+    if resource.kind == "DeviceClass" and resource.api_version.startswith("resource.k8s.io/"):
+        spec = resource.obj.get("spec")
+        name = spec.get("extendedResourceName") if isinstance(spec, dict) else None
+        return [DraServed(name)] if isinstance(name, str) and name else []
     facts: list = []
     auto = bool(getattr(ctx.settings, "extended_resource_toleration", False))
     for pod in resource.pod_specs:
@@ -126,12 +138,20 @@ def collect(resource: Resource, ctx: Any) -> list:
 
 
 def split(facts: list) -> tuple[list[NodeView], list[PodFact]]:
-    """Nodes (first definition of each name wins) and pod facts, in a stable order."""
+    """Nodes (first definition of each name wins) and pod facts, in a stable order.
+
+    GPU resources that a linted DeviceClass serves through DRA are taken out of the pods'
+    requests: no Node object says how many of them the cluster has.
+    """
     nodes: dict[str, NodeView] = {}
     pods: list[PodFact] = []
+    dra = {f.resource for f in facts if isinstance(f, DraServed)}
     for fact in facts:
         if isinstance(fact, NodeFact):
             nodes.setdefault(fact.node.name, fact.node)
         elif isinstance(fact, PodFact):
+            if dra & set(fact.req.gpu_request):
+                gpus = tuple((r, c) for r, c in fact.req.gpus if r not in dra)
+                fact = replace(fact, req=replace(fact.req, gpus=gpus))
             pods.append(fact)
     return [nodes[name] for name in sorted(nodes)], pods
