@@ -6,8 +6,9 @@ in a ConfigMap, or in the chart's `config.map` (and the GPU Operator chart's
 of the wrong type; sharing `resources` without a name or `replicas`, or with
 `replicas` below 2; time-slicing and MPS together; `migStrategy: mixed` with
 MPS (also when the chart's `migStrategy` or the operator's `mig.strategy` is
-`mixed` and one of its configs uses MPS); and the fields the plugin ignores with a warning (`rename`, `devices`
-other than `all`, the top-level `resources`). A config inside a string is
+`mixed` and one of its configs uses MPS); and the fields the plugin ignores
+with a warning (`rename`, `devices` other than `all`, the top-level
+`resources`). A config inside a string is
 reported at its entry, with the path inside it in the message.
 
 ## Why it matters
