@@ -107,7 +107,13 @@ class FileResult:
 
 
 def json_pointer(path: Iterable[Any]) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+    parts = [p if type(p) is str else str(p) for p in path]
+    if not parts:
+        return ""
+    joined = "/".join(parts)
+    if "~" in joined or joined.count("/") != len(parts) - 1:  # escape only when needed
+        joined = "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts)
+    return "/" + joined
 
 
 def locate(doc: Document, path: tuple, at: str = "key") -> tuple[Location, str]:

@@ -52,6 +52,8 @@ def _section(resources: Any, section: str) -> Mapping[str, Any]:
 def gpu_entries(container: Mapping[str, Any], section: str) -> dict[str, Any]:
     """Raw GPU entries of ``resources.<section>`` (``requests`` or ``limits``)."""
     found = _section(container.get("resources"), section)
+    if not found:
+        return {}
     return {str(k): v for k, v in found.items() if is_gpu_resource(str(k))}
 
 

@@ -7,6 +7,7 @@ tolerate every taint; workload rules leave them alone.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from gpulint.model.resource import Container, PodSpec, Resource
@@ -49,6 +50,7 @@ def _repository(image: str) -> str:
     return name[:colon] if colon > slash else name
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of the text; every rule asks
 def is_infra_image(image: str) -> bool:
     if not image:
         return False

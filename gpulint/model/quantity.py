@@ -7,6 +7,7 @@ decimal exponent (e3, E-2). YAML numbers are accepted as they decode.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from fractions import Fraction
@@ -41,6 +42,23 @@ class QuantityError(ValueError):
 
 def parse_quantity(value: object) -> Fraction:
     """Exact value of a quantity; raises QuantityError for null, empty or garbage."""
+    if type(value) in (int, str):  # the usual cases; remembered, as every rule asks again
+        found = _cached(value)
+        if isinstance(found, QuantityError):
+            raise QuantityError(str(found))
+        return found
+    return _parse(value)
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _cached(value: int | str) -> Fraction | QuantityError:
+    try:
+        return _parse(value)
+    except QuantityError as exc:
+        return exc
+
+
+def _parse(value: object) -> Fraction:
     if isinstance(value, bool) or value is None:
         raise QuantityError(f"{_show(value)} is not a quantity")
     if isinstance(value, int):

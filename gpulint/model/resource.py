@@ -118,8 +118,9 @@ class Resource:
     namespace: str | None
     extra: dict = field(default_factory=dict)
 
-    @property
+    @cached_property
     def ref(self) -> ResourceRef:
+        # One shared (frozen) ref per resource: cross-file facts hold many anchors to it.
         return ResourceRef(self.kind, self.name, self.namespace, self.api_version)
 
     @property
@@ -193,7 +194,23 @@ def register_fallback(finder: Any) -> None:
 
 
 def resources_of(doc: Document) -> Iterator[Resource]:
-    """The resources of a document: itself, or the items of a ``kind: List``."""
+    """The resources of a document: itself, or the items of a ``kind: List``.
+
+    Built once per document, so every rule shares the same views and their
+    cached pod specs, containers and GPU counts.
+    """
+    global _LAST
+    if _LAST is None or _LAST[0] is not doc:
+        # Only the last document is remembered: a cache on the document itself would
+        # be a reference cycle that keeps every node tree alive until the cyclic GC runs.
+        _LAST = (doc, list(_resources_of(doc)))
+    return iter(_LAST[1])
+
+
+_LAST: tuple[Document, list[Resource]] | None = None
+
+
+def _resources_of(doc: Document) -> Iterator[Resource]:
     data = doc.data
     if not isinstance(data, dict):
         return
