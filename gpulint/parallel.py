@@ -154,10 +154,10 @@ def lint_all(targets: Sequence[Target], ctx: Any, lint_one: LintOne, jobs: int) 
 def _collect(
     future: Any, chunk: list[int], targets: Sequence[Target], ctx: Any, lint_one: LintOne
 ) -> list[Any]:
-    from concurrent.futures.process import BrokenProcessPool
-
     try:
         return future.result()
-    except BrokenProcessPool:
-        # A worker died (killed, out of memory): lint its files here instead.
+    except Exception:
+        # A worker died (killed, out of memory) or a result could not travel back
+        # (a rule's fact that does not pickle): lint those files here instead, so the
+        # output is still the one a single process gives.
         return [lint_one(targets[i], ctx) for i in chunk]

@@ -249,3 +249,31 @@ def test_generated_manifests_are_deterministic_in_any_order(files, rng):
     for item in shuffled["findings"] + shuffled["errors"]:
         item["path"] = os.path.basename(item["path"])
     assert (result.exit_code, shuffled) == (code, report)
+
+
+def test_worker_processes_give_the_single_process_output(monkeypatch):
+    from gpulint import parallel
+
+    monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)  # small input, processes anyway
+    pools = []
+    real_pool = parallel._pool
+
+    def counting_pool(*args):
+        pools.append(args[0])
+        return real_pool(*args)
+
+    monkeypatch.setattr(parallel, "_pool", counting_pool)
+    variants = ["2", "1", "0.5", '"500m"', "8", "16"]
+    with tempfile.TemporaryDirectory() as work:
+        for i in range(24):
+            text = BASE.replace(
+                "limits: {nvidia.com/gpu: 2", f"limits: {{nvidia.com/gpu: {variants[i % 6]}"
+            )
+            Path(work, f"w{i:02d}.yaml").write_text(text.replace("name: train", f"name: t{i}"))
+        Path(work, "broken.yaml").write_text("a: [\n")
+        single = run_cli("check", "--format", "json", "--jobs", "1", work)
+        spread = run_cli("check", "--format", "json", "--jobs", "3", work)
+    assert pools == [3]  # the second run really used 3 worker processes
+    assert single.exit_code == spread.exit_code == 2
+    assert json.loads(spread.output) == json.loads(single.output)
+    assert json.loads(single.output)["findings"]
