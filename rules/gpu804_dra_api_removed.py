@@ -96,6 +96,9 @@ _CLAIM_SHAPE = (
     "settings in spec.devices.config[].opaque"
 )
 
+# v1alpha2 (classic DRA) was last served in 1.30: 1.31 replaced it with v1alpha3 (KEP-4381 "DRA
+# update for 1.31", kubernetes/enhancements#4709; Intel's DRA maintainers: classic DRA is supported
+# "from 1.28 through 1.30", intel/intel-resource-drivers-for-kubernetes#21).
 _V1ALPHA2 = {
     "ResourceClaim": f"resource.k8s.io/v1 ResourceClaim ({_CLAIM_SHAPE})",
     "ResourceClaimTemplate": f"resource.k8s.io/v1 ResourceClaimTemplate ({_CLAIM_SHAPE})",
