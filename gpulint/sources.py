@@ -86,7 +86,11 @@ def read_file(path: str) -> Source | InputError:
         if info.st_size > MAX_FILE_BYTES:
             return _too_big(path, info.st_size)
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+            # Ask for what stat says (a read(n) allocates n bytes up front), then for
+            # anything the file grew by, up to the cap.
+            data = handle.read(info.st_size + 1)
+            if len(data) > info.st_size:
+                data += handle.read(MAX_FILE_BYTES + 1 - len(data))
     except OSError as exc:
         return InputError(path, f"cannot read file: {exc.strerror or exc}")
     finally:
