@@ -35,7 +35,6 @@ def cli() -> None:
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option(
     "--format",
-    "-f",
     "formats",
     multiple=True,
     type=click.Choice(["text", "json", "sarif", "github"]),

@@ -262,6 +262,19 @@ def build_context(settings: Settings, registry: Registry | None = None) -> Conte
     return Context(settings, registry.select(settings.select, settings.ignore))
 
 
+def _unique(findings: list[Finding]) -> list[Finding]:
+    """One finding per rule, place and message: a file that two kustomizations (or a
+    chart and its rendering) both include is read twice but reported once."""
+    seen: set[tuple] = set()
+    unique = []
+    for finding in findings:
+        key = (finding.code, finding.location, finding.message, finding.resource, finding.container)
+        if key not in seen:
+            seen.add(key)
+            unique.append(finding)
+    return unique
+
+
 def run(targets: Iterable[Target], ctx: Context) -> RunResult:
     findings: list[Finding] = []
     errors: list[InputError] = []
@@ -283,6 +296,7 @@ def run(targets: Iterable[Target], ctx: Context) -> RunResult:
             for anchor, message in rule.finalize(ctx.facts.get(rule.code, []), ctx) or ():
                 findings.append(finding_from_anchor(rule, ctx.settings, anchor, message))
     suppress.finish(ctx, findings, directives)
+    findings = _unique(findings)
     findings.sort(key=Finding.sort_key)
     errors.sort(key=InputError.sort_key)
     return RunResult(findings, errors, [r.info for r in ctx.rules], files, list(notices))

@@ -7,7 +7,7 @@ node it may land on can hold:
 - more than every `nvidia.com/gpu.count` the pod pins with a node selector or
   required node affinity (times the `nvidia.com/gpu.replicas` it pins, if any);
 - otherwise more than the largest node of the cluster, the setting
-  `max_gpus_per_node` (default 8, as in an 8-GPU HGX/DGX server).
+  `max-gpus-per-node` setting (default 8, as in an 8-GPU HGX/DGX server).
 
 MIG and shared (`.shared`) resources are left out of the per-node maximum:
 one GPU offers several of them.
@@ -62,7 +62,7 @@ spec:
 Request at most the GPUs one node has, and spread larger jobs over several
 pods (a Kubeflow `PyTorchJob`, a `JobSet`, a `LeaderWorkerSet`, an indexed
 `Job` with `torchrun --nnodes`). If your nodes really hold more GPUs, raise
-`max_gpus_per_node` in the configuration.
+`max-gpus-per-node` in `.gpulint.yaml`.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def _node_limit(pod: PodSpec, ctx: Context) -> tuple[int, str] | None:
     ):
         return None  # shared GPUs multiply what a node offers; no bound known
     limit = ctx.settings.max_gpus_per_node
-    return limit, f"no node holds more than {limit} (max_gpus_per_node)"
+    return limit, f"no node holds more than {limit} (max-gpus-per-node)"
 
 
 def _largest_holder(pod: PodSpec, name: str) -> Container | None:
@@ -146,7 +146,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                 if name == NVIDIA_GPU
                 else (
                     ctx.settings.max_gpus_per_node,
-                    f"no node holds more than {ctx.settings.max_gpus_per_node} (max_gpus_per_node)",
+                    f"no node holds more than {ctx.settings.max_gpus_per_node} (max-gpus-per-node)",
                 )
             )
             if bound is None or wanted <= bound[0]:

@@ -13,8 +13,8 @@ single `request` of the claim.
 However many MIG devices a container is given, a single CUDA process
 enumerates only one of them (NVIDIA MIG User Guide, "CUDA Device
 Enumeration"); further MIG devices and full GPUs visible in the same container
-are not usable together by one program. The pod reserves devices that the workload cannot use, while other
-pods wait for them.
+are not usable together by one program. The pod reserves devices that the
+workload cannot use, while other pods wait for them.
 
 ## Failing example
 ```yaml

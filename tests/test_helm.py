@@ -198,10 +198,13 @@ def test_chart_folder_is_rendered_and_mapped_to_the_template(chart, fake_helm):
 
 def test_helm_options_are_passed_through(chart, fake_helm):
     Path("prod.yaml").write_text("gpus: 2\n")
+    Path("gpu.yaml").write_text("gpus: 3\n")
     _json(
         "mychart",
         "--values",
         "prod.yaml",
+        "-f",  # helm's short form
+        "gpu.yaml",
         "--set",
         "gpus=4",
         "--set",
@@ -224,6 +227,8 @@ def test_helm_options_are_passed_through(chart, fake_helm):
             "1.30.0",
             "--values",
             "prod.yaml",
+            "--values",
+            "gpu.yaml",
             "--set",
             "gpus=4",
             "--set",

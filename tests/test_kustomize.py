@@ -377,3 +377,22 @@ def test_kustomize_is_preferred_and_asked_for_origins(tmp_path, monkeypatch, ove
     assert seen["wrapper"] == (
         f'resources:\n  - "{resource}"\nbuildMetadata:\n  - originAnnotations\n'
     )
+
+
+def test_a_base_shared_by_two_kustomizations_is_reported_once(
+    tmp_path, monkeypatch, only_wheel_kubectl
+):
+    monkeypatch.chdir(tmp_path)
+    _put(
+        tmp_path,
+        {
+            "base/deployment.yaml": DEPLOYMENT,
+            "base/kustomization.yaml": "resources: [deployment.yaml]\n",
+            "staging/kustomization.yaml": "resources: [../base]\n",
+            "prod/kustomization.yaml": "resources: [../base]\n",
+        },
+    )
+    data = json.loads(run_cli("check", ".", "--select", "GPU101", "--format", "json").output)
+    assert data["errors"] == []
+    got = [(f["code"], f["path"], f["line"], f["column"]) for f in data["findings"]]
+    assert got == [("GPU101", "base/deployment.yaml", 14, 15)]

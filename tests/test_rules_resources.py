@@ -33,7 +33,7 @@ def test_gpu104_more_than_default_node_maximum(tmp_path):
     found = lint(tmp_path, text, "--select", "GPU104")
     assert where(found) == [("GPU104", 11, 11)]
     assert "requests 16 nvidia.com/gpu" in found[0]["message"]
-    assert "no node holds more than 8 (max_gpus_per_node)" in found[0]["message"]
+    assert "no node holds more than 8 (max-gpus-per-node)" in found[0]["message"]
     assert "Insufficient nvidia.com/gpu" in found[0]["message"]
     assert found[0]["severity"] == "error"
 

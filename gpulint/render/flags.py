@@ -36,10 +36,11 @@ def options(command: Callable) -> Callable:
     decorators = [
         click.option(
             "--values",
+            "-f",
             "helm_values",
             multiple=True,
             type=click.Path(exists=True, dir_okay=False),
-            help="Helm values file for chart folders (helm's --values/-f; -f here is --format).",
+            help="Helm values file for chart folders, as helm's --values/-f (repeatable).",
         ),
         click.option(
             "--set",
