@@ -8,7 +8,6 @@ before writing the reports.
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from typing import Any
 import click
 
 from gpulint.findings import RunResult, Severity
+from gpulint.option_groups import option_group
 
 _META_KEY = "gpulint.adoption"
 _EXIT_ERROR = 2
@@ -25,14 +25,11 @@ _EXIT_ERROR = 2
 
 def options(command: Callable) -> Callable:
     """Adds the adoption options to a click command; they reach :func:`setup`, not the command."""
+    return option_group(_META_KEY, _NAMES, _decorators())(command)
 
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        mine = {name: kwargs.pop(name) for name in _NAMES}
-        click.get_current_context().meta[_META_KEY] = mine
-        return command(*args, **kwargs)
 
-    decorators = [
+def _decorators() -> list[Callable]:
+    return [
         click.option(
             "--config",
             "config_path",
@@ -72,9 +69,6 @@ def options(command: Callable) -> Callable:
             help="Record the current findings in FILE; then --baseline FILE reports only new ones.",
         ),
     ]
-    for decorate in reversed(decorators):
-        wrapper = decorate(wrapper)
-    return wrapper
 
 
 _NAMES = (

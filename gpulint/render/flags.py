@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
 import click
 
+from gpulint.option_groups import option_group
 from gpulint.render import DEFAULT_TIMEOUT, RenderOptions
 
 _META_KEY = "gpulint.render"
@@ -26,14 +26,11 @@ _NAMES = (
 
 def options(command: Callable) -> Callable:
     """Adds the Helm and Kustomize options to a click command."""
+    return option_group(_META_KEY, _NAMES, _decorators())(command)
 
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        mine = {name: kwargs.pop(name) for name in _NAMES}
-        click.get_current_context().meta[_META_KEY] = mine
-        return command(*args, **kwargs)
 
-    decorators = [
+def _decorators() -> list[Callable]:
+    return [
         click.option(
             "--values",
             "-f",
@@ -84,9 +81,6 @@ def options(command: Callable) -> Callable:
             help="Seconds one helm or kustomize run may take.",
         ),
     ]
-    for decorator in reversed(decorators):
-        wrapper = decorator(wrapper)
-    return wrapper
 
 
 def apply(settings: Any) -> None:
