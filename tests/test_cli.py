@@ -217,3 +217,11 @@ def test_real_subprocess_and_python_dash_m(tmp_path):
     assert proc.stdout.splitlines()[0].startswith("m.yaml:11:11: error [GPU101 gpu-limit-missing]")
     assert "\033[" not in proc.stdout
     assert proc.stderr == ""
+
+
+def test_readme_lists_every_rule_as_the_registry_has_it():
+    from gpulint.registry import default_registry
+
+    readme = (ROOT / "README.md").read_text()
+    for rule in default_registry():
+        assert f"| {rule.code} | `{rule.name}` | {rule.severity} |" in readme, rule.code
