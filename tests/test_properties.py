@@ -63,13 +63,16 @@ def lint_files(contents: list[str | bytes]) -> tuple[int, dict]:
                 path.write_text(content, encoding="utf-8")
             paths.append(str(path))
         result = run_cli("check", "--format", "json", "--jobs", "1", *paths)
-        report = json.loads(result.output)
-        for item in report["findings"] + report["errors"]:
-            item["path"] = os.path.basename(item["path"])  # comparable across folders
-        for item in report["findings"]:
-            # The fingerprint hashes the path as given (here a fresh temporary folder).
-            item.pop("fingerprint")
-        return result.exit_code, report
+        return result.exit_code, _comparable(json.loads(result.output))
+
+
+def _comparable(report: dict) -> dict:
+    """The report with what depends on the temporary folder's name taken out."""
+    for item in report["findings"] + report["errors"]:
+        item["path"] = os.path.basename(item["path"])
+    for item in report["findings"]:
+        item.pop("fingerprint")  # it hashes the path as given
+    return report
 
 
 def assert_no_crash(code: int, report: dict) -> None:
@@ -248,9 +251,7 @@ def test_generated_manifests_are_deterministic_in_any_order(files, rng):
             Path(work, f"f{i}.yaml").write_text(files[i], encoding="utf-8")
         paths = [str(Path(work, f"f{i}.yaml")) for i in order]
         result = run_cli("check", "--format", "json", "--jobs", "1", *paths)
-        shuffled = json.loads(result.output)
-    for item in shuffled["findings"] + shuffled["errors"]:
-        item["path"] = os.path.basename(item["path"])
+        shuffled = _comparable(json.loads(result.output))
     assert (result.exit_code, shuffled) == (code, report)
 
 
