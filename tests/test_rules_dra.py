@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import CORPUS as SHARED_CORPUS
 from tests.conftest import findings_json, lint, where
 
 TEMPLATE = """
@@ -422,7 +423,7 @@ def test_first_available_and_removed_versions(tmp_path):
 
 # --- The NVIDIA DRA driver's own demo specs --------------------------------------------------
 
-CORPUS = Path("/work/shared/corpus/NVIDIA__k8s-dra-driver-gpu/demo/specs")
+CORPUS = SHARED_CORPUS / "NVIDIA__k8s-dra-driver-gpu" / "demo" / "specs"
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from tests.conftest import CORPUS as SHARED_CORPUS
 from tests.conftest import findings_json, lint, where
 
 HEAD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n"
@@ -327,7 +326,7 @@ def test_gpu702_fractional_gpu_pods_are_not_checked(tmp_path):
     assert where(lint(tmp_path, text, "--select", "GPU702")) == [("GPU702", 13, 18)]
 
 
-OPERANDS = Path("/work/shared/corpus/NVIDIA__gpu-operator")
+OPERANDS = SHARED_CORPUS / "NVIDIA__gpu-operator"
 
 
 @pytest.mark.skipif(not OPERANDS.is_dir(), reason="shared corpus not present")
