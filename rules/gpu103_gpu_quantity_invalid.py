@@ -2,7 +2,8 @@
 ## What it checks
 A GPU quantity under `resources.requests` or `resources.limits` that is not a
 whole, non-negative number: `0.5`, `500m`, `1.5`, null, an empty string,
-`"two"`, or a negative count.
+`"two"`, or a negative count. A value that still holds a template placeholder
+(`${GPUS}` in a file envsubst fills in) is left to the rendered output.
 
 ## Why it matters
 Extended resources are integers. The API server rejects the pod with
@@ -59,6 +60,7 @@ from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
 from gpulint.model.gpu import gpu_entries
+from gpulint.model.placeholders import is_placeholder
 from gpulint.model.quantity import QuantityError, format_quantity, parse_quantity
 from gpulint.model.resource import Resource
 from gpulint.registry import Report, Rule
@@ -77,6 +79,8 @@ rule = Rule(
 
 def problem(value: object) -> str | None:
     """Why a GPU quantity is invalid, in the API server's words, or None."""
+    if is_placeholder(value):
+        return None  # a template's `${GPUS}`: the rendered value is what counts
     try:
         quantity = parse_quantity(value)
     except QuantityError as exc:

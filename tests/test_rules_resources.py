@@ -481,3 +481,26 @@ def test_gpu107_shell_references_resolve_only_under_a_shell(tmp_path):
     found = lint(tmp_path, text, "--select", "GPU107")
     assert where(found) == [("GPU107", 10, 14)]
     assert "--tensor-parallel-size 4 = 4 GPUs per pod" in found[0]["message"]
+
+
+def test_gpu103_leaves_template_placeholders_to_the_renderer(tmp_path):
+    found = lint(
+        tmp_path,
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: nvbandwidth}
+        spec:
+          containers:
+            - name: c
+              image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+              resources:
+                limits:
+                  nvidia.com/gpu: ${GPUS_PER_NODE}
+                  amd.com/gpu: FILLED BY THE OPERATOR
+                  gpu.intel.com/i915: two
+        """,
+        "--select",
+        "GPU103",
+    )
+    assert where(found) == [("GPU103", 12, 31)]
