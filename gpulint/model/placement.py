@@ -100,7 +100,17 @@ def _pods(resource: Resource, pod: PodSpec) -> int | None:
 
 
 def collect(resource: Resource, ctx: Any) -> list:
-    """A NodeFact for a Node; a PodFact per GPU pod template of a workload."""
+    """A NodeFact for a Node; a PodFact per GPU pod template of a workload.
+
+    GPU210 and GPU211 both collect these: they are built once per resource and shared.
+    """
+    facts = resource.extra.get("placement")
+    if facts is None:
+        facts = resource.extra["placement"] = _collect(resource, ctx)
+    return facts
+
+
+def _collect(resource: Resource, ctx: Any) -> list:
     if is_node(resource):
         return [NodeFact(node_view(resource), resource.doc.source.path)]
     if resource.kind == "DeviceClass" and resource.api_version.startswith("resource.k8s.io/"):
