@@ -10,6 +10,7 @@ import click
 from gpulint import __version__, adoption
 from gpulint.findings import RunResult, Severity
 from gpulint.render import flags as render_flags
+from gpulint.report import FORMATS
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -37,7 +38,7 @@ def cli() -> None:
     "--format",
     "formats",
     multiple=True,
-    type=click.Choice(["text", "json", "sarif", "github"]),
+    type=click.Choice(FORMATS),
     help="Output format; repeat for several outputs (paired in order with --output). "
     "Default: text, or github when GITHUB_ACTIONS=true.",
 )

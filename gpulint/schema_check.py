@@ -39,15 +39,6 @@ def _validator(name: str) -> Any:
     return cls(schema)
 
 
-def validator_for_schema(schema: dict) -> Any:
-    """A validator for a schema given inline (custom rules); build it once and keep it."""
-    from jsonschema.validators import validator_for
-
-    cls = validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
-
-
 def closest(word: str, choices: Iterable[str]) -> str | None:
     """The choice most like ``word`` (a case-only difference counts), or None."""
     choices = sorted(choices)

@@ -148,10 +148,6 @@ def gke_accelerators() -> dict[str, Gpu | None]:
     return {str(k): by_id.get(v) if v else None for k, v in table.items()}
 
 
-def families() -> frozenset[str]:
-    return frozenset(gpu.family for gpu in gpus() if gpu.family)
-
-
 def device_plugin() -> dict[str, Any]:
     return raw()["device_plugin"]
 

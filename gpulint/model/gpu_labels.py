@@ -41,7 +41,6 @@ COUNT = "nvidia.com/gpu.count"
 FAMILY = "nvidia.com/gpu.family"
 MIG_CAPABLE = "nvidia.com/mig.capable"
 MIG_STRATEGY = "nvidia.com/mig.strategy"
-MIG_CONFIG = "nvidia.com/mig.config"
 GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
 GKE_PARTITION = "cloud.google.com/gke-gpu-partition-size"
 

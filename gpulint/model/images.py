@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# Text a template engine or a script fills in later; nothing to judge yet.
-_PLACEHOLDER_MARKS = ("{{", "${", "$(", "<", ">", "%")
+from gpulint.model import placeholders
+
+# Beyond template placeholders, characters no image reference holds but scripts and
+# docs fill in later (`$(TAG)`, `<your-registry>`, `%VERSION%`): nothing to judge yet.
+_PLACEHOLDER_MARKS = ("$(", "<", ">", "%")
 
 
 @dataclass(frozen=True)
@@ -27,7 +30,7 @@ class ImageRef:
 
 
 def is_placeholder(image: str) -> bool:
-    return any(mark in image for mark in _PLACEHOLDER_MARKS)
+    return placeholders.is_placeholder(image) or any(m in image for m in _PLACEHOLDER_MARKS)
 
 
 def parse_image(image: str) -> ImageRef | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 
-from gpulint.model.resource import Container, PodSpec, Resource
+from gpulint.model.resource import Container, PodSpec
 
 # Image repository names (the part after the registry, without tag or digest).
 _INFRA_IMAGE = re.compile(
@@ -72,8 +72,3 @@ def is_infra_pod(pod: PodSpec) -> bool:
     """A pod whose regular containers are all GPU infrastructure."""
     regular = pod.regular_containers()
     return bool(regular) and all(is_infra_container(c) for c in regular)
-
-
-def is_infra(resource: Resource) -> bool:
-    pods = resource.pod_specs
-    return bool(pods) and all(is_infra_pod(p) for p in pods)

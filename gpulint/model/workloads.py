@@ -78,10 +78,6 @@ def lookup(kind: str, api_version: str) -> WorkloadKind | None:
     return None
 
 
-def known_kinds() -> list[str]:
-    return sorted(_TABLE)
-
-
 def match(obj: Any, pattern: tuple) -> Iterator[tuple[tuple, tuple]]:
     """Concrete (path, wildcard values) for every place ``pattern`` reaches in ``obj``."""
 

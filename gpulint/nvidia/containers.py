@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from gpulint.model import placeholders
 from gpulint.model.resource import Container, Resource
 from gpulint.nvidia import images
 
@@ -61,8 +62,8 @@ def strategy_sites(container: Container) -> list[StrategySite]:
 
 
 def _placeholder(value: Any) -> bool:
-    # $(VAR), ${VAR}, Helm braces, and the GPU Operator's "FILLED BY THE OPERATOR" assets.
-    return isinstance(value, str) and ("$" in value or "{{" in value or "FILLED BY" in value)
+    # Template placeholders, and any $VAR / $(VAR) a shell or the kubelet expands.
+    return placeholders.is_placeholder(value) or (isinstance(value, str) and "$" in value)
 
 
 def runs_plugin(container: Container) -> bool:

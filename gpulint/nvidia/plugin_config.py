@@ -194,7 +194,7 @@ def _section_problems(path: tuple, field: str, section: Any) -> list[Problem]:
         if not isinstance(entry, dict):
             continue
         here = path + (rkey, i)
-        nkey, name = _get(entry, "name")
+        _, name = _get(entry, "name")
         if not name:
             found.append(
                 Problem(
