@@ -11,24 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gpulint.discover import Target, discover
-from gpulint.engine import _READERS
+from gpulint.engine import read_target
 from gpulint.findings import InputError
 from gpulint.model.nodes import is_node
 from gpulint.model.placement import CLUSTER, USAGE
 from gpulint.model.resource import Resource, resources_of
 from gpulint.parse import parse
 from gpulint.settings import Settings
-from gpulint.sources import Source
 
 # Pods in these phases hold nothing any more.
 _DONE_PHASES = ("Succeeded", "Failed")
-
-
-def _sources(target: Target) -> tuple[list[Source], list[InputError]]:
-    reader = _READERS.get(target.kind)
-    if reader is None:
-        return [], [InputError(target.path, f"no reader for {target.kind} input")]
-    return reader(target, Settings())
 
 
 def _resources(targets: Iterable[Target]) -> tuple[dict[str, list[Resource]], list[InputError]]:
@@ -36,7 +28,7 @@ def _resources(targets: Iterable[Target]) -> tuple[dict[str, list[Resource]], li
     found: dict[str, list[Resource]] = {}
     errors: list[InputError] = []
     for target in targets:
-        sources, read_errors = _sources(target)
+        sources, read_errors = read_target(target, Settings())
         errors.extend(read_errors)
         for source in sources:
             documents, parse_errors = parse(source)

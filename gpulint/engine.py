@@ -234,9 +234,8 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     suppress.in_source(source, documents, result.findings[start:], result, ctx.settings)
 
 
-def lint_target(target: Target, ctx: Context) -> FileResult:
-    """Everything about one target; never raises on bad input."""
-    result = FileResult()
+def read_target(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
+    """The sources a target stands for, through the reader registered for its kind."""
     reader = _READERS.get(target.kind)
     if reader is None and target.kind in ("helm", "kustomize"):
         # A spawned worker process has not imported the renderers yet.
@@ -244,9 +243,14 @@ def lint_target(target: Target, ctx: Context) -> FileResult:
 
         reader = _READERS.get(target.kind)
     if reader is None:
-        result.errors.append(InputError(target.path, f"no reader for {target.kind} input"))
-        return result
-    sources, errors = reader(target, ctx.settings)
+        return [], [InputError(target.path, f"no reader for {target.kind} input")]
+    return reader(target, settings)
+
+
+def lint_target(target: Target, ctx: Context) -> FileResult:
+    """Everything about one target; never raises on bad input."""
+    result = FileResult()
+    sources, errors = read_target(target, ctx.settings)
     result.errors.extend(errors)
     for source in sources:
         result.files += 1
