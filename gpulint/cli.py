@@ -156,17 +156,17 @@ def check(
 
 
 def _write_outputs(result: RunResult, formats: tuple[str, ...], outputs: tuple[str, ...]) -> None:
-    from gpulint.report import render
+    from gpulint.report import write
 
     for i, fmt in enumerate(formats):
         target = outputs[i] if i < len(outputs) else None
         if target in (None, "-"):
-            sys.stdout.write(render(fmt, result, color=_color(sys.stdout, fmt)))
+            write(fmt, result, sys.stdout, color=_color(sys.stdout, fmt))
             sys.stdout.flush()
         else:
             try:
                 with open(target, "w", encoding="utf-8") as handle:
-                    handle.write(render(fmt, result))
+                    write(fmt, result, handle)
             except OSError as exc:
                 raise click.FileError(target, hint=exc.strerror) from None
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from gpulint import report
 from gpulint.findings import Finding, Location, ResourceRef, RunResult, Severity
 from gpulint.report import github
 from tests.conftest import run_cli
@@ -116,7 +117,7 @@ def test_github_command_shape():
         resource=ResourceRef("Pod", "p", "ns"),
         container="c",
     )
-    out = github.render(RunResult([finding], [], []))
+    out = report.render("github", RunResult([finding], [], []))
     assert out == (
         "::warning file=dir%2Cx/a%3Ab.yaml,line=3,col=5,endLine=3,endColumn=9,"
         "title=GPU101 gpu-limit-missing::line one%0Aline two, 100%25 (Pod ns/p, container c)\n"

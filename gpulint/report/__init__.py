@@ -1,8 +1,9 @@
-"""Reporters: findings in, text out. They know nothing about YAML or rules."""
+"""Reporters: findings in, text out (in chunks). They know nothing about YAML or rules."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import TextIO
 
 from gpulint.findings import RunResult
 
@@ -10,19 +11,25 @@ FORMATS = ("text", "json", "sarif", "github")
 
 
 def render(fmt: str, result: RunResult, color: bool = False) -> str:
-    return _reporter(fmt)(result, color)
+    return "".join(_reporter(fmt)(result, color))
 
 
-def _reporter(fmt: str) -> Callable[[RunResult, bool], str]:
+def write(fmt: str, result: RunResult, stream: TextIO, color: bool = False) -> None:
+    """The report, chunk by chunk: a big report is never held whole in memory."""
+    for chunk in _reporter(fmt)(result, color):
+        stream.write(chunk)
+
+
+def _reporter(fmt: str) -> Callable[[RunResult, bool], Iterator[str]]:
     # Imported on demand: sarif-om costs start-up time only when SARIF is asked for.
     if fmt == "text":
-        from gpulint.report.text import render as fn
+        from gpulint.report.text import chunks as fn
     elif fmt == "json":
-        from gpulint.report.json import render as fn
+        from gpulint.report.json import chunks as fn
     elif fmt == "sarif":
-        from gpulint.report.sarif import render as fn
+        from gpulint.report.sarif import chunks as fn
     elif fmt == "github":
-        from gpulint.report.github import render as fn
+        from gpulint.report.github import chunks as fn
     else:
         raise ValueError(f"unknown format {fmt!r}")
     return fn

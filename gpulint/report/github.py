@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from gpulint.findings import RunResult, Severity
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
@@ -20,11 +22,10 @@ def _command(kind: str, props: dict[str, object], message: str) -> str:
     return f"::{kind} {joined}::{escape_data(message)}"
 
 
-def render(result: RunResult, color: bool = False) -> str:
-    lines = []
+def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
     for error in result.errors:
         props = {"file": error.file, "line": error.line, "col": error.column, "title": "gpulint"}
-        lines.append(_command("error", props, error.message))
+        yield _command("error", props, error.message) + "\n"
     for finding in result.active():
         loc = finding.location
         props = {
@@ -39,5 +40,4 @@ def render(result: RunResult, color: bool = False) -> str:
         if finding.resource:
             message += f" ({finding.resource.label()}"
             message += f", container {finding.container})" if finding.container else ")"
-        lines.append(_command(_COMMAND[finding.severity], props, message))
-    return "\n".join(lines) + ("\n" if lines else "")
+        yield _command(_COMMAND[finding.severity], props, message) + "\n"

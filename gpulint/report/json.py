@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
 from dataclasses import asdict
 
 from gpulint import __version__
 from gpulint.findings import Finding, Location, RunResult, Severity
+from gpulint.report import streaming
 
 SCHEMA_VERSION = 1
 
@@ -56,12 +57,12 @@ def finding_to_dict(finding: Finding) -> dict:
     }
 
 
-def render(result: RunResult, color: bool = False) -> str:
+def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
     active = result.active()
     document = {
         "version": SCHEMA_VERSION,
         "tool": {"name": "gpulint", "version": __version__},
-        "findings": [finding_to_dict(f) for f in result.findings],
+        "findings": [],  # streamed: one finding encoded at a time
         "errors": [
             {"path": e.file, "line": e.line, "column": e.column, "message": e.message}
             for e in result.errors
@@ -75,4 +76,5 @@ def render(result: RunResult, color: bool = False) -> str:
             "inputErrors": len(result.errors),
         },
     }
-    return json.dumps(document, indent=2) + "\n"
+    yield from streaming.dump(document, map(finding_to_dict, result.findings), "findings")
+    yield "\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
 from typing import Any
 
 import attr
@@ -10,6 +10,7 @@ import sarif_om as so
 
 from gpulint import __version__
 from gpulint.findings import Finding, Location, RunResult, Severity
+from gpulint.report import streaming
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/gpulint/gpulint"
@@ -117,10 +118,9 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> so.Result:
     )
 
 
-def build(result: RunResult) -> so.SarifLog:
+def build(result: RunResult, results: list[so.Result]) -> so.SarifLog:
+    """The log around ``results`` (the reporter streams them in afterwards)."""
     rules = sorted(result.rules, key=lambda r: r.code)
-    rule_index = {r.code: i for i, r in enumerate(rules)}
-    results = [_result(f, rule_index) for f in result.findings]
     notifications = [
         so.Notification(
             level="error",
@@ -159,8 +159,11 @@ def _physical_only(path: str, line: int, column: int) -> so.Location:
     )
 
 
-def render(result: RunResult, color: bool = False) -> str:
-    log = _to_json(build(result))
+def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
+    log = _to_json(build(result, []))
     ordered = {"$schema": log.pop("$schema", SCHEMA_URI), "version": log.pop("version")}
     ordered.update(log)
-    return json.dumps(ordered, indent=2) + "\n"
+    rule_index = {code: i for i, code in enumerate(sorted(r.code for r in result.rules))}
+    results = (_to_json(_result(f, rule_index)) for f in result.findings)
+    yield from streaming.dump(ordered, results, "runs", "0", "results")
+    yield "\n"

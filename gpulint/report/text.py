@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from gpulint.findings import Finding, RunResult, Severity
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.NOTE: "\033[36m"}
@@ -32,19 +34,18 @@ def format_finding(finding: Finding, color: bool = False) -> str:
     return line
 
 
-def render(result: RunResult, color: bool = False) -> str:
-    lines = []
+def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
     for error in result.errors:
-        lines.append(
+        yield (
             f"{error.file}:{error.line}:{error.column}: "
-            f"{_paint('error', _COLORS[Severity.ERROR], color)} [input] {error.message}"
+            f"{_paint('error', _COLORS[Severity.ERROR], color)} [input] {error.message}\n"
         )
     for finding in result.findings:
         if finding.suppression is None:
-            lines.append(format_finding(finding, color))
-    lines.extend(f"note: {notice}" for notice in result.notices)
-    lines.append(summary(result))
-    return "\n".join(lines) + "\n"
+            yield format_finding(finding, color) + "\n"
+    for notice in result.notices:
+        yield f"note: {notice}\n"
+    yield summary(result) + "\n"
 
 
 def summary(result: RunResult) -> str:
