@@ -29,7 +29,7 @@ class Severity(enum.IntEnum):
         return self.name.lower()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Location:
     """A span in a file; lines and columns are 1-based, the end is exclusive."""
 
@@ -40,7 +40,7 @@ class Location:
     end_column: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ResourceRef:
     kind: str
     name: str
@@ -52,7 +52,7 @@ class ResourceRef:
         return f"{self.kind} {ns}{self.name}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Suppression:
     """Why a finding is not counted: the source of the silence and its reason."""
 
@@ -60,7 +60,7 @@ class Suppression:
     reason: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Finding:
     code: str
     name: str
@@ -89,7 +89,7 @@ class Finding:
         return hashlib.sha256(raw.encode()).hexdigest()[:32]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class InputError:
     """Input that could not be read, parsed or rendered; always exit code 2."""
 
@@ -102,7 +102,7 @@ class InputError:
         return (self.file, self.line, self.column, self.message)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RuleInfo:
     """What reporters need to know about a rule (SARIF's tool.driver.rules)."""
 

@@ -57,7 +57,7 @@ PLACEMENT_LABELS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Term:
     """One required node-affinity term: every requirement must hold (terms are ORed)."""
 
@@ -65,7 +65,7 @@ class Term:
     names: tuple[LabelRequirement, ...] = ()  # matchFields on metadata.name, key "metadata.name"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PodRequirements:
     node_selector: tuple[LabelRequirement, ...] = ()
     terms: tuple[Term, ...] | None = None  # None: no required node affinity
@@ -78,7 +78,7 @@ class PodRequirements:
         return dict(self.gpus)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Failure:
     filter: str
     reasons: tuple[str, ...]  # as the scheduler words them in its event

@@ -114,7 +114,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _ClaimUse:
     """A container's DRA claims and its device plugin GPUs (a picklable fact)."""
 

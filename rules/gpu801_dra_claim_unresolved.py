@@ -122,7 +122,7 @@ rule = Rule(
 _RESOURCE = {TEMPLATE: "resourceclaimtemplate", "ResourceClaim": "resourceclaim"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _PodRef:
     namespace: str | None
     kind: str
@@ -131,7 +131,7 @@ class _PodRef:
     anchor: Anchor
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _RequestRef:
     namespace: str | None
     kind: str

@@ -124,14 +124,14 @@ rule = Rule(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Class:
     name: str
     selects_gpus: bool
     extended_resource: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Mix:
     namespace: str | None
     kind: str

@@ -57,7 +57,7 @@ def is_dra_object(resource: Resource) -> bool:
     return group == GROUP and resource.kind in OBJECT_KINDS
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PodClaim:
     """One ``spec.resourceClaims`` entry."""
 
@@ -78,7 +78,7 @@ class PodClaim:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ContainerClaim:
     """One ``resources.claims`` entry of a container."""
 
@@ -152,7 +152,7 @@ def _get(obj: Any, path: tuple) -> Any:
     return obj
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DeviceRequest:
     name: str
     classes: tuple[str, ...]  # device class names it (or its firstAvailable subrequests) names
@@ -231,7 +231,7 @@ def compute_domain_template(resource: Resource) -> str | None:
     return _text(_get(resource.obj, COMPUTE_DOMAIN_TEMPLATE))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClaimObject:
     """A ResourceClaim or ResourceClaimTemplate the run defines (a small picklable fact)."""
 

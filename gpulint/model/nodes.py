@@ -20,7 +20,7 @@ UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Taint:
     key: str
     value: str  # "" when the taint has no value
@@ -31,7 +31,7 @@ class Taint:
         return f"{self.key}{value}:{self.effect}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NodeView:
     name: str
     labels: dict[str, str] = field(default_factory=dict)

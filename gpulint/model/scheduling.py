@@ -18,7 +18,7 @@ REQUIRED_AFFINITY = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LabelRequirement:
     key: str
     operator: str  # In, NotIn, Exists, DoesNotExist, Gt, Lt (nodeSelector entries are In)
@@ -114,7 +114,7 @@ def required_values(spec: dict, key: str) -> list[LabelRequirement]:
     return [r for r in label_requirements(spec) if r.key == key and r.operator == "In"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Toleration:
     key: str | None  # None: an empty key (with Exists, tolerates every taint)
     operator: str  # Equal (default) or Exists

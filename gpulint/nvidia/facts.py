@@ -64,14 +64,14 @@ BATCH_KINDS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VersionFact:
     anchor: Anchor
     label: str
     version: str  # core version, v0.17.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StrategyFact:
     label: str
     anchor: Anchor  # the deployment (where a default applies)
@@ -79,7 +79,7 @@ class StrategyFact:
     known: bool  # False: set elsewhere (an external ConfigMap, a config file)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SharingFact:
     anchor: Anchor
     label: str
@@ -89,7 +89,7 @@ class SharingFact:
     fail_requests_greater_than_one: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GpuUse:
     anchor: Anchor  # the request (limits entry, else requests entry)
     pod: str  # identity of the pod spec (file and pointer)
@@ -100,7 +100,7 @@ class GpuUse:
     selector: tuple | None  # (Anchor, "nvidia.com/gpu.sharing-strategy=time-slicing")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MigSelector:
     anchor: Anchor
     workload: str
@@ -108,7 +108,7 @@ class MigSelector:
     values: tuple
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DraExtendedResource:
     """A DeviceClass that serves an extended resource through DRA (DRAExtendedResource)."""
 
