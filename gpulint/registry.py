@@ -55,6 +55,9 @@ class Rule:
     # Facts from whole documents (values and config files are not resources).
     collect_document: Callable | None = None
     finalize: Callable | None = None
+    # Collect only when some input of the run matches (the partner objects the
+    # decision needs, such as Nodes; see prescan.py). None: always collect.
+    collect_when: re.Pattern[bytes] | None = None
 
     def __post_init__(self) -> None:
         if not _CODE.match(self.code):

@@ -70,6 +70,12 @@ def _too_big(path: str, size: int) -> InputError:
 
 def read_file(path: str) -> Source | InputError:
     """A regular file's text, or an error saying why it cannot be linted."""
+    data = read_bytes(path)
+    return data if isinstance(data, InputError) else decode(path, data)
+
+
+def read_bytes(path: str) -> bytes | InputError:
+    """A regular file's bytes (at most MAX_FILE_BYTES), or why they cannot be read."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)  # non-blocking: opening a FIFO must not wait for a writer
@@ -97,7 +103,7 @@ def read_file(path: str) -> Source | InputError:
         os.close(fd)
     if len(data) > MAX_FILE_BYTES:  # it grew while we read it
         return _too_big(path, len(data))
-    return decode(path, data)
+    return data
 
 
 def read_stream(path: str, stream: BinaryIO, origin: str = "stdin") -> Source | InputError:

@@ -138,6 +138,7 @@ rule = Rule(
     Severity.ERROR,
     "No node of the cluster inventory can take this GPU pod; it would stay Pending.",
     __doc__,
+    collect_when=placement.NODE_KIND,
 )
 
 _SHOWN_NODES = 3  # stale-label nodes named in the message before "and N more"

@@ -115,6 +115,7 @@ rule = Rule(
     Severity.WARNING,
     "The workload's pods together need more GPUs than the nodes that can take them have.",
     __doc__,
+    collect_when=placement.NODE_KIND,
 )
 
 _SHOWN_NODES = 3

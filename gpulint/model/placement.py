@@ -7,6 +7,7 @@ files are read.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -15,18 +16,23 @@ from gpulint.model.nodes import NodeView, is_node, node_view
 from gpulint.model.resource import PodSpec, Resource
 from gpulint.scheduler import PodRequirements, pod_requirements
 
+# How a Node object starts in YAML or JSON, written loosely enough to err one way
+# only: any `kind` whose value is Node, quoted, tagged or on the next line, or an
+# alias. The cluster rules collect nothing from a run without such a match.
+NODE_KIND = re.compile(rb"""kind["']?\s*:(?:\s|!\S*|["'])*(?:Node(?![-\w])|\*)""")
+
 # Keys in Settings.extra (plain data, so they travel to worker processes).
 CLUSTER = "cluster"  # display paths of the inventory files
 USAGE = "cluster_usage"  # node name -> {GPU resource: count held by running pods}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NodeFact:
     node: NodeView
     file: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DraServed:
     """A DeviceClass that serves an extended resource through DRA (KEP-5004): the scheduler
     allocates it from ResourceSlices, not from the nodes' allocatable."""
@@ -34,7 +40,7 @@ class DraServed:
     resource: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PodFact:
     """One pod template of a workload that asks for GPUs."""
 

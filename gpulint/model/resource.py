@@ -170,6 +170,17 @@ class Resource:
     def requests_gpu(self) -> bool:
         return any(pod.requests_gpu for pod in self.pod_specs)
 
+    def release(self) -> None:
+        """Drop the cached views once every rule has seen this resource.
+
+        Pod specs point back at their resource and containers at their pod: left as
+        they are, those cycles keep the document's whole node tree alive until the
+        cyclic garbage collector runs, so memory would grow with the number of files.
+        """
+        for pod in self.__dict__.pop("pod_specs", ()):
+            pod.__dict__.pop("containers", None)
+        self.extra.clear()
+
 
 def _replicas(obj: dict, site: workloads.PodSite, bound: tuple) -> int | None:
     if site.count is not None:

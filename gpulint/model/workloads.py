@@ -80,24 +80,28 @@ def lookup(kind: str, api_version: str) -> WorkloadKind | None:
 
 def match(obj: Any, pattern: tuple) -> Iterator[tuple[tuple, tuple]]:
     """Concrete (path, wildcard values) for every place ``pattern`` reaches in ``obj``."""
+    return _walk(pattern, obj, 0, (), ())
 
-    def walk(node: Any, i: int, path: tuple, bound: tuple) -> Iterator[tuple[tuple, tuple]]:
-        if i == len(pattern):
-            yield path, bound
-            return
-        step = pattern[i]
-        if step == ANY_KEY:
-            if isinstance(node, dict):
-                for key in node:
-                    yield from walk(node[key], i + 1, path + (key,), bound + (key,))
-        elif step == ANY_ITEM:
-            if isinstance(node, list):
-                for index, item in enumerate(node):
-                    yield from walk(item, i + 1, path + (index,), bound + (index,))
-        elif isinstance(node, dict) and step in node:
-            yield from walk(node[step], i + 1, path + (step,), bound)
 
-    yield from walk(obj, 0, (), ())
+# Module level, not a closure: a recursive closure is a reference cycle that only the
+# cyclic garbage collector frees (one per call, thousands per run).
+def _walk(
+    pattern: tuple, node: Any, i: int, path: tuple, bound: tuple
+) -> Iterator[tuple[tuple, tuple]]:
+    if i == len(pattern):
+        yield path, bound
+        return
+    step = pattern[i]
+    if step == ANY_KEY:
+        if isinstance(node, dict):
+            for key in node:
+                yield from _walk(pattern, node[key], i + 1, path + (key,), bound + (key,))
+    elif step == ANY_ITEM:
+        if isinstance(node, list):
+            for index, item in enumerate(node):
+                yield from _walk(pattern, item, i + 1, path + (index,), bound + (index,))
+    elif isinstance(node, dict) and step in node:
+        yield from _walk(pattern, node[step], i + 1, path + (step,), bound)
 
 
 def bind(pattern: tuple, bound: tuple) -> tuple:
