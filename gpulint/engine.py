@@ -23,8 +23,8 @@ from gpulint.findings import (
     RunResult,
     Severity,
 )
-from gpulint.model.resource import Resource, resources_of
-from gpulint.parse import Document, parse
+from gpulint.model.resource import Resource, release, resources_of
+from gpulint.parse import Document, documents
 from gpulint.registry import Registry, Report, Rule, default_registry
 from gpulint.settings import Settings
 from gpulint.sources import Source, read_file, read_stream
@@ -158,7 +158,6 @@ def make_finding(
         container=report.container,
         template=template,
         template_location=at_template,
-        properties=dict(report.properties),
     )
 
 
@@ -187,8 +186,7 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
             facts = rule.collect_document(doc, ctx)
             if facts:
                 result.facts.setdefault(rule.code, []).extend(facts)
-    resources = list(resources_of(doc))
-    for resource in resources:
+    for resource in resources_of(doc):
         for rule in ctx.rules:
             if rule.check_resource is not None:
                 for report in rule.check_resource(resource, ctx) or ():
@@ -204,19 +202,19 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
                 f"{resource.kind} ({resource.api_version}) is not in the workload table; "
                 "its pod specs were found generically (a mapping with containers that have images)"
             )
-    for resource in resources:
-        resource.release()
 
 
 def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
-    documents, errors = parse(source)
-    result.errors.extend(errors)
+    errors: list[InputError] = []
+    annotations: list[Any] = []
+    wants_annotations = suppress.wanted(source, ctx.settings)
     start = len(result.findings)
-    for doc in documents:
+    # Document by document: each node tree is freed before the next one is built.
+    for doc in documents(source, errors):
         if not isinstance(doc.data, dict):
             # Kubernetes objects, values and config files are all mappings.
             found = "a list" if isinstance(doc.data, list) else f"the scalar {doc.data!r}"
-            result.errors.append(
+            errors.append(
                 InputError(
                     source.path,
                     f"document {doc.index + 1} is {found[:60]}, not a mapping",
@@ -227,8 +225,10 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
             continue
         try:
             _check_document(ctx, doc, result)
+            if wants_annotations:
+                annotations.extend(suppress.annotations_of(doc))
         except Exception as exc:  # a bug in a rule must not hide the other files' findings
-            result.errors.append(
+            errors.append(
                 InputError(
                     source.path,
                     f"internal error while checking this document: {exc!r} (please report it)",
@@ -236,7 +236,10 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
                     1,
                 )
             )
-    suppress.in_source(source, documents, result.findings[start:], result, ctx.settings)
+        finally:
+            release(doc)
+    result.errors.extend(errors)
+    suppress.in_source(source, annotations, result.findings[start:], result, ctx.settings)
 
 
 def read_target(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:

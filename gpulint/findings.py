@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
 
 
 class Severity(enum.IntEnum):
@@ -72,9 +71,8 @@ class Finding:
     container: str | None = None
     template: str | None = None  # Helm template (``# Source:``) or Kustomize origin
     template_location: Location | None = None
-    related: list[Location] = field(default_factory=list)
+    related: tuple[Location, ...] = ()  # other places the message names
     suppression: Suppression | None = None
-    properties: dict[str, Any] = field(default_factory=dict)
 
     def sort_key(self) -> tuple:
         loc = self.location

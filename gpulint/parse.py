@@ -350,23 +350,31 @@ def _check_nesting(text: str) -> None:
 
 def parse(source: Source) -> tuple[list[Document], list[InputError]]:
     """Every non-empty document of a source, and the error that stopped parsing, if any."""
-    documents: list[Document] = []
     errors: list[InputError] = []
+    return list(documents(source, errors)), errors
+
+
+def documents(source: Source, errors: list[InputError]) -> Iterator[Document]:
+    """The non-empty documents of a source, one at a time; the error that stops parsing,
+    if any, is appended to ``errors`` after the documents before it.
+
+    One at a time, so that a consumer that drops each document when done holds one
+    node tree, not a whole file's.
+    """
     text = source.text
     helm = unrendered_template(text)
     if helm is not None:
-        return [], [InputError(source.path, RENDER_FIRST, *helm)]
+        errors.append(InputError(source.path, RENDER_FIRST, *helm))
+        return
     try:
         _check_nesting(text)
-        for doc in _iter_documents(source):
-            documents.append(doc)
+        yield from _iter_documents(source)
     except ParseFailure as exc:
         placeholder = _placeholder(text) if _near_placeholder(text, exc.line) else None
         if placeholder is not None:  # a template cascade: say what it is, once
             errors.append(InputError(source.path, RENDER_FIRST, *placeholder))
         else:
             errors.append(InputError(source.path, exc.message, exc.line, exc.column))
-    return documents, errors
 
 
 def _iter_documents(source: Source) -> Iterator[Document]:

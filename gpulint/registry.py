@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from gpulint.findings import RuleInfo, Severity
@@ -38,7 +38,6 @@ class Report:
     message: str
     container: str | None = None
     at: str = "key"  # "key": the mapping entry; "value": the value alone
-    properties: dict = field(default_factory=dict)
 
 
 @dataclass

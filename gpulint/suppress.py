@@ -85,13 +85,6 @@ class Directive:
 # -- scanning --------------------------------------------------------------
 
 
-def scan(source: Any, documents: list) -> tuple[list[Directive], list[InputError]]:
-    directives, errors = _scan_comments(source.path, source.text)
-    for doc in documents:
-        directives.extend(_scan_annotations(doc))
-    return directives, errors
-
-
 def _scan_comments(path: str, text: str) -> tuple[list[Directive], list[InputError]]:
     if "gpulint:" not in text:
         return [], []
@@ -150,7 +143,8 @@ def _next_code_line(lines: list[str], index: int) -> int:
     return index + 2
 
 
-def _scan_annotations(doc: Any) -> list[Directive]:
+def annotations_of(doc: Any) -> list[Directive]:
+    """Suppression annotations of a document's resources and their pod templates."""
     from gpulint.engine import json_pointer
     from gpulint.model.resource import resources_of
     from gpulint.model.workloads import get
@@ -338,15 +332,26 @@ def _why_unused(selector: str, ran: set[str]) -> str:
     return f"there is no rule {selector!r} (unused suppression)"
 
 
-def in_source(source: Any, documents: list, new: list[Finding], result: Any, settings: Any) -> None:
-    """The engine's per-source hook: find directives, silence this source's findings."""
+def wanted(source: Any, settings: Any) -> bool:
+    """Whether the engine should collect :func:`annotations_of` each document of ``source``."""
+    return bool(settings.suppressions) and "gpulint.io/" in source.text
+
+
+def in_source(
+    source: Any, annotations: list[Directive], new: list[Finding], result: Any, settings: Any
+) -> None:
+    """The engine's per-source hook: find directives, silence this source's findings.
+
+    ``annotations`` are the directives :func:`annotations_of` found in its documents.
+    """
     if not settings.suppressions:
         return
     text = source.text
     directives: list[Directive] = []
     errors: list[InputError] = []
-    if "gpulint:" in text or "gpulint.io/" in text:
-        directives, errors = scan(source, documents if "gpulint.io/" in text else [])
+    if "gpulint:" in text or annotations:
+        directives, errors = _scan_comments(source.path, text)
+        directives.extend(annotations)
         if source.origin not in ("file", "stdin"):  # a render: comments are the files' copies
             for directive in directives:
                 directive.quiet = directive.kind == "comment"

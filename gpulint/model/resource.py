@@ -221,6 +221,15 @@ def resources_of(doc: Document) -> Iterator[Resource]:
 _LAST: tuple[Document, list[Resource]] | None = None
 
 
+def release(doc: Document) -> None:
+    """Drop the views :func:`resources_of` built for ``doc`` (see :meth:`Resource.release`)."""
+    global _LAST
+    if _LAST is not None and _LAST[0] is doc:
+        for resource in _LAST[1]:
+            resource.release()
+        _LAST = None
+
+
 def _resources_of(doc: Document) -> Iterator[Resource]:
     data = doc.data
     if not isinstance(data, dict):
