@@ -18,6 +18,22 @@ GPULINT = [sys.executable, "-m", "gpulint"]
 PYTHON = sys.executable
 
 
+def compile_package() -> None:
+    """Byte-compile gpulint as ``pip install`` does, so no run pays for compiling its
+    sources (an editable install with PYTHONDONTWRITEBYTECODE set would, every time)."""
+    import compileall
+
+    import gpulint.rules
+
+    import gpulint
+
+    for package in (gpulint, gpulint.rules):
+        compileall.compile_dir(os.path.dirname(package.__file__), quiet=1)
+
+
+compile_package()
+
+
 @dataclass
 class Sample:
     wall: float  # seconds
