@@ -2,51 +2,60 @@
 
 Node files are linted like any input (so every rule sees the Node objects and
 the cluster rules collect them); this module finds those files, makes sure they
-hold Nodes, and reads an optional pod dump into GPUs held per node. Both go
-through the normal read and parse path; nothing here talks to a cluster.
+hold Nodes (from their bytes where those settle it, so an inventory is normally
+parsed once, by the lint run), and reads an optional pod dump into GPUs held per
+node, one document at a time. Both go through the normal read and parse path;
+nothing here talks to a cluster.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from gpulint.discover import Target, discover
 from gpulint.engine import read_target
 from gpulint.findings import InputError
 from gpulint.model.nodes import is_node
-from gpulint.model.placement import CLUSTER, USAGE
-from gpulint.model.resource import Resource, resources_of
-from gpulint.parse import parse
+from gpulint.model.placement import CLUSTER, NODE_KIND, USAGE
+from gpulint.model.resource import Resource, release, resources_of
+from gpulint.parse import documents
+from gpulint.prescan import WIDE_BOMS
 from gpulint.settings import Settings
+from gpulint.sources import read_bytes
 
 # Pods in these phases hold nothing any more.
 _DONE_PHASES = ("Succeeded", "Failed")
 
 
-def _resources(targets: Iterable[Target]) -> tuple[dict[str, list[Resource]], list[InputError]]:
-    """Resources per file, read and parsed the way linting does."""
-    found: dict[str, list[Resource]] = {}
-    errors: list[InputError] = []
+def _resources(targets: Iterable[Target], errors: list[InputError]) -> Iterator[Resource]:
+    """Every resource of the targets, read and parsed the way linting does, one document
+    at a time (a pod dump of a large cluster runs to hundreds of megabytes)."""
     for target in targets:
         sources, read_errors = read_target(target, Settings())
         errors.extend(read_errors)
         for source in sources:
-            documents, parse_errors = parse(source)
-            errors.extend(parse_errors)
-            found[source.path] = [r for doc in documents for r in resources_of(doc)]
-    return found, errors
+            for doc in documents(source, errors):
+                yield from resources_of(doc)
+                release(doc)
+
+
+def _holds_nodes(target: Target) -> bool | None:
+    """Whether a file holds a Node; None when it cannot be read or parsed (the lint run
+    reports that). The raw bytes settle it when they cannot spell a Node; the common case,
+    a file that does, is parsed here only when that pattern is not conclusive."""
+    data = read_bytes(target.path) if target.kind == "file" else None
+    if isinstance(data, bytes) and not data.startswith(WIDE_BOMS) and NODE_KIND.search(data):
+        return True
+    errors: list[InputError] = []
+    found = any(is_node(r) for r in _resources([target], errors))
+    return None if errors and not found else found
 
 
 def inventory_targets(paths: Iterable[str]) -> tuple[list[Target], list[InputError]]:
     """The Node files behind ``--cluster``; a file without a single Node is an input error."""
     targets, errors = discover(list(paths))
-    # Read and parse errors are left to the lint run, which reads these files again.
-    by_file, read_errors = _resources(targets)
-    broken = {e.file for e in read_errors}
     for target in targets:
-        if target.path in broken:
-            continue
-        if target.path in by_file and not any(is_node(r) for r in by_file[target.path]):
+        if _holds_nodes(target) is False:
             errors.append(
                 InputError(
                     target.path,
@@ -66,25 +75,22 @@ def pod_usage(path: str) -> tuple[dict[str, dict[str, int]], list[InputError]]:
     succeeds or fails; pods not yet bound hold nothing.
     """
     targets, errors = discover([path])
-    by_file, read_errors = _resources(targets)
-    errors.extend(read_errors)
     usage: dict[str, dict[str, int]] = {}
     pods = 0
-    for resources in by_file.values():
-        for resource in resources:
-            if resource.kind != "Pod":
-                continue
-            pods += 1
-            spec = resource.obj.get("spec")
-            status = resource.obj.get("status")
-            node = spec.get("nodeName") if isinstance(spec, dict) else None
-            phase = status.get("phase") if isinstance(status, dict) else None
-            if not node or phase in _DONE_PHASES:
-                continue
-            held = usage.setdefault(str(node), {})
-            for pod in resource.pod_specs:
-                for name, count in pod.effective_gpus.items():
-                    held[name] = held.get(name, 0) + count
+    for resource in _resources(targets, errors):
+        if resource.kind != "Pod":
+            continue
+        pods += 1
+        spec = resource.obj.get("spec")
+        status = resource.obj.get("status")
+        node = spec.get("nodeName") if isinstance(spec, dict) else None
+        phase = status.get("phase") if isinstance(status, dict) else None
+        if not node or phase in _DONE_PHASES:
+            continue
+        held = usage.setdefault(str(node), {})
+        for pod in resource.pod_specs:
+            for name, count in pod.effective_gpus.items():
+                held[name] = held.get(name, 0) + count
     if not pods and not errors:
         errors.append(
             InputError(

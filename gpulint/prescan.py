@@ -20,7 +20,7 @@ from gpulint.discover import Target
 from gpulint.findings import InputError
 from gpulint.sources import read_bytes
 
-_WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # also the start of UTF-32's
+WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # also the start of UTF-32's
 
 
 def idle_rules(rules: Iterable, targets: Sequence[Target]) -> frozenset[str]:
@@ -46,6 +46,6 @@ def _bytes(target: Target) -> bytes | None:
     data = read_bytes(target.path)  # regular files only, size-capped
     if isinstance(data, InputError):
         return b""  # the linting pass reports the file; nothing in it can match
-    if data.startswith(_WIDE_BOMS):
+    if data.startswith(WIDE_BOMS):
         return None
     return data
