@@ -273,17 +273,18 @@ def namespaces_match(a: str | None, b: str | None) -> bool:
 
 def cel_expressions(resource: Resource) -> Iterator[tuple[tuple, str]]:
     """Every ``cel.expression`` string of a DRA object, with its path."""
+    return _cel_walk(resource.obj.get("spec"), ("spec",))
 
-    def walk(node: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
-        if isinstance(node, dict):
-            cel = node.get("cel")
-            if isinstance(cel, dict) and isinstance(cel.get("expression"), str):
-                yield path + ("cel", "expression"), cel["expression"]
-            for key, value in node.items():
-                if key != "cel":
-                    yield from walk(value, path + (key,))
-        elif isinstance(node, list):
-            for i, item in enumerate(node):
-                yield from walk(item, path + (i,))
 
-    yield from walk(resource.obj.get("spec"), ("spec",))
+# Module level, not a closure: a recursive closure is a reference cycle (see engine).
+def _cel_walk(node: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
+    if isinstance(node, dict):
+        cel = node.get("cel")
+        if isinstance(cel, dict) and isinstance(cel.get("expression"), str):
+            yield path + ("cel", "expression"), cel["expression"]
+        for key, value in node.items():
+            if key != "cel":
+                yield from _cel_walk(value, path + (key,))
+    elif isinstance(node, list):
+        for i, item in enumerate(node):
+            yield from _cel_walk(item, path + (i,))
