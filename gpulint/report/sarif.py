@@ -21,24 +21,44 @@ _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "
 
 def _to_json(obj: Any) -> Any:
     """sarif-om objects -> JSON values, with SARIF's property names and no empty fields."""
-    if attr.has(type(obj)):
+    fields = _fields(type(obj))
+    if fields is not None:
         out = {}
-        for field in attr.fields(type(obj)):
-            value = getattr(obj, field.name)
-            if value is None:
-                continue
+        for name, json_name, default in fields:
+            value = getattr(obj, name)
             # sarif-om fills in SARIF's defaults (rank -1, language en-US...); omit them,
             # but always state a result's level.
-            is_default = field.default is not attr.NOTHING and value == field.default
-            if is_default and field.name != "level":
+            if value is None or (value == default and name != "level"):
                 continue
-            out[field.metadata.get("schema_property_name", field.name)] = _to_json(value)
+            out[json_name] = _to_json(value)
         return out
     if isinstance(obj, list | tuple):
         return [_to_json(v) for v in obj]
     if isinstance(obj, dict):
         return {k: _to_json(v) for k, v in obj.items()}
     return obj
+
+
+_NO_DEFAULT = object()  # compares equal to no value
+_FIELDS: dict[type, tuple | None] = {}
+
+
+def _fields(cls: type) -> tuple | None:
+    """(attribute, SARIF property name, default) of a sarif-om class; None for other types."""
+    if cls not in _FIELDS:
+        _FIELDS[cls] = (
+            tuple(
+                (
+                    f.name,
+                    f.metadata.get("schema_property_name", f.name),
+                    _NO_DEFAULT if f.default is attr.NOTHING else f.default,
+                )
+                for f in attr.fields(cls)
+            )
+            if attr.has(cls)
+            else None
+        )
+    return _FIELDS[cls]
 
 
 def _physical(loc: Location) -> so.PhysicalLocation:
