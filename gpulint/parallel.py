@@ -9,6 +9,7 @@ input is big enough to pay for starting them.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -101,6 +102,10 @@ def _pool(jobs: int, lint_one: LintOne, ctx: Any) -> ProcessPoolExecutor | None:
     if "fork" in methods:
         # Forked workers inherit the context (rules, registered readers, settings) as is.
         _init_worker(lint_one, ctx)
+        # Objects alive now (modules, rules, the catalog) live for the whole run: frozen,
+        # the cyclic collector never traverses them, so a worker does not copy the pages
+        # it inherited just to mark them.
+        gc.freeze()
         return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
     try:
         pickle.dumps((lint_one, ctx))
@@ -129,26 +134,39 @@ def lint_all(targets: Sequence[Target], ctx: Any, lint_one: LintOne, jobs: int) 
         for target in targets:
             yield lint_one(target, ctx)
         return
-    with pool:
-        futures = [pool.submit(_lint_chunk, [targets[i] for i in chunk]) for chunk in chunks]
-        # Standard input is read here while the workers run.
-        local = {i: lint_one(t, ctx) for i, t in enumerate(targets) if t.kind == "stdin"}
-        chunk_of = {i: n for n, chunk in enumerate(chunks) for i in chunk}
-        ready: dict[int, Any] = {}
-        for i in range(len(targets)):
-            if i in local:
-                yield local.pop(i)
-                continue
-            n = chunk_of[i]
-            if i not in ready:
-                ready.update(
-                    zip(
-                        chunks[n],
-                        _collect(futures[n], chunks[n], targets, ctx, lint_one),
-                        strict=True,
-                    )
+    try:
+        with pool:
+            yield from _results(pool, chunks, targets, ctx, lint_one)
+    finally:
+        gc.unfreeze()  # what was frozen for the workers may be collected again
+
+
+def _results(
+    pool: ProcessPoolExecutor,
+    chunks: list[list[int]],
+    targets: Sequence[Target],
+    ctx: Any,
+    lint_one: LintOne,
+) -> Iterator[Any]:
+    futures = [pool.submit(_lint_chunk, [targets[i] for i in chunk]) for chunk in chunks]
+    # Standard input is read here while the workers run.
+    local = {i: lint_one(t, ctx) for i, t in enumerate(targets) if t.kind == "stdin"}
+    chunk_of = {i: n for n, chunk in enumerate(chunks) for i in chunk}
+    ready: dict[int, Any] = {}
+    for i in range(len(targets)):
+        if i in local:
+            yield local.pop(i)
+            continue
+        n = chunk_of[i]
+        if i not in ready:
+            ready.update(
+                zip(
+                    chunks[n],
+                    _collect(futures[n], chunks[n], targets, ctx, lint_one),
+                    strict=True,
                 )
-            yield ready.pop(i)
+            )
+        yield ready.pop(i)
 
 
 def _collect(
