@@ -32,6 +32,8 @@ NODES = {
     "quoted": "apiVersion: v1\nkind: 'Node'\nmetadata:\n  name: a100-1\n",
     "next line": "apiVersion: v1\nkind:\n  Node\nmetadata:\n  name: a100-1\n",
     "tagged": "apiVersion: v1\nkind: !!str Node\nmetadata:\n  name: a100-1\n",
+    "block scalar": "apiVersion: v1\nkind: |-\n  Node\nmetadata:\n  name: a100-1\n",
+    "after a comment": "apiVersion: v1\nkind: # the object\n  Node\nmetadata:\n  name: a100-1\n",
     "json": '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a100-1"}}\n',
     "alias": "apiVersion: v1\nmetadata:\n  name: a100-1\n  labels: {role: &k Node}\nkind: *k\n",
     "crlf": "apiVersion: v1\r\nkind: Node\r\nmetadata:\r\n  name: a100-1\r\n",

@@ -17,9 +17,12 @@ from gpulint.model.resource import PodSpec, Resource
 from gpulint.scheduler import PodRequirements, pod_requirements
 
 # How a Node object starts in YAML or JSON, written loosely enough to err one way
-# only: any `kind` whose value is Node, quoted, tagged or on the next line, or an
-# alias. The cluster rules collect nothing from a run without such a match.
-NODE_KIND = re.compile(rb"""kind["']?\s*:(?:\s|!\S*|["'])*(?:Node(?![-\w])|\*)""")
+# only: any `kind` whose value is Node (quoted, tagged, a block scalar, on the next
+# line, after a comment) or an alias. The cluster rules collect nothing from a run
+# without such a match.
+NODE_KIND = re.compile(
+    rb"""kind["']?\s*:(?:\s|!\S*|["']|[|>][-+0-9]*|#[^\n]*)*(?:Node(?![-\w])|\*)"""
+)
 
 # Keys in Settings.extra (plain data, so they travel to worker processes).
 CLUSTER = "cluster"  # display paths of the inventory files
