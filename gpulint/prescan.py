@@ -18,12 +18,13 @@ from collections.abc import Iterable, Sequence
 
 from gpulint.discover import Target
 from gpulint.findings import InputError
+from gpulint.registry import Rule
 from gpulint.sources import read_bytes
 
 WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # also the start of UTF-32's
 
 
-def idle_rules(rules: Iterable, targets: Sequence[Target]) -> frozenset[str]:
+def idle_rules(rules: Iterable[Rule], targets: Sequence[Target]) -> frozenset[str]:
     """Codes of the rules whose ``collect_when`` pattern no input of the run matches."""
     waiting: dict[str, re.Pattern[bytes]] = {
         rule.code: rule.collect_when for rule in rules if rule.collect_when is not None

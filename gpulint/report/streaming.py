@@ -23,7 +23,7 @@ _MARK = "\x00gpulint-items\x00"
 def dump(document: dict, items: Iterable[Any], *path: str) -> Iterator[str]:
     """Chunks of ``document`` as indented JSON, with ``items`` as the list found at ``path``.
 
-    The list at ``path`` must exist and is replaced, not read.
+    ``path`` must name an existing entry; its value is ignored (and left as it was).
     """
     holder = document
     for key in path[:-1]:
