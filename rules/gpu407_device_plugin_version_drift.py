@@ -105,9 +105,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
-from gpulint.model.resource import Resource
 from gpulint.nvidia import facts
-from gpulint.parse import Document
 from gpulint.registry import Rule
 
 if TYPE_CHECKING:
@@ -122,18 +120,9 @@ rule = Rule(
 )
 
 
+@facts.collected_by(rule)
 def _pick(found: facts.DocFacts) -> list:
     return list(found.versions)
-
-
-@rule.collector
-def collect(resource: Resource, ctx: Context) -> list:
-    return _pick(facts.for_resource(resource, ctx))
-
-
-@rule.document_collector
-def collect_document(doc: Document, ctx: Context) -> list:
-    return _pick(facts.for_document(doc, ctx))
 
 
 @rule.finalizer

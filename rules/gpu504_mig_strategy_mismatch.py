@@ -75,9 +75,7 @@ from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
 from gpulint.model.gpu import is_mig_resource
-from gpulint.model.resource import Resource
 from gpulint.nvidia import facts
-from gpulint.parse import Document
 from gpulint.registry import Rule
 
 if TYPE_CHECKING:
@@ -92,19 +90,10 @@ rule = Rule(
 )
 
 
+@facts.collected_by(rule)
 def _pick(found: facts.DocFacts) -> list:
     uses = [u for u in found.uses if is_mig_resource(u.resource)]
     return [*found.strategies, *uses, *found.mig_selectors, *found.dra_resources]
-
-
-@rule.collector
-def collect(resource: Resource, ctx: Context) -> list:
-    return _pick(facts.for_resource(resource, ctx))
-
-
-@rule.document_collector
-def collect_document(doc: Document, ctx: Context) -> list:
-    return _pick(facts.for_document(doc, ctx))
 
 
 def _describe(strategies: list) -> str:

@@ -77,9 +77,7 @@ from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
 from gpulint.model.gpu import is_shared_resource
-from gpulint.model.resource import Resource
 from gpulint.nvidia import facts
-from gpulint.parse import Document
 from gpulint.registry import Rule
 
 if TYPE_CHECKING:
@@ -96,18 +94,9 @@ rule = Rule(
 _WHY = "one noisy neighbour stalls every pod on that GPU"
 
 
+@facts.collected_by(rule)
 def _pick(found: facts.DocFacts) -> list:
     return [*found.sharing, *(u for u in found.uses if u.serving)]
-
-
-@rule.collector
-def collect(resource: Resource, ctx: Context) -> list:
-    return _pick(facts.for_resource(resource, ctx))
-
-
-@rule.document_collector
-def collect_document(doc: Document, ctx: Context) -> list:
-    return _pick(facts.for_document(doc, ctx))
 
 
 @rule.finalizer

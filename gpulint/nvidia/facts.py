@@ -7,7 +7,9 @@ request and select. Built once per document (the cross-file rules all ask).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from gpulint.model import gpu, infra, scheduling
@@ -17,6 +19,7 @@ from gpulint.parse import Document
 
 if TYPE_CHECKING:
     from gpulint.engine import Anchor, Context
+    from gpulint.registry import Rule
 
 MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"
 SHARING_LABEL = "nvidia.com/gpu.sharing-strategy"
@@ -153,6 +156,30 @@ def for_document(doc: Document, ctx: Context) -> DocFacts:
     _document_facts(doc, ctx, found)
     _LAST = (doc, ctx, found)
     return found
+
+
+Pick = Callable[[DocFacts], list]
+
+
+def collected_by(rule: Rule) -> Callable[[Pick], Pick]:
+    """Decorator: ``rule`` collects what ``pick`` keeps of these facts, from resources and
+    from the other documents (values and config files) alike."""
+
+    def register(pick: Pick) -> Pick:
+        # partials of module functions, not closures: rules travel to spawned workers.
+        rule.collect = partial(_picked_from_resource, pick)
+        rule.collect_document = partial(_picked_from_document, pick)
+        return pick
+
+    return register
+
+
+def _picked_from_resource(pick: Pick, resource: Resource, ctx: Context) -> list:
+    return pick(for_resource(resource, ctx))
+
+
+def _picked_from_document(pick: Pick, doc: Document, ctx: Context) -> list:
+    return pick(for_document(doc, ctx))
 
 
 # Non-resource documents: values and config files -----------------------------------------
