@@ -19,9 +19,8 @@ from gpulint.model.nodes import is_node
 from gpulint.model.placement import CLUSTER, NODE_KIND, USAGE
 from gpulint.model.resource import Resource, release, resources_of
 from gpulint.parse import documents
-from gpulint.prescan import WIDE_BOMS
+from gpulint.prescan import readable_bytes
 from gpulint.settings import Settings
-from gpulint.sources import read_bytes
 
 # Pods in these phases hold nothing any more.
 _DONE_PHASES = ("Succeeded", "Failed")
@@ -41,10 +40,10 @@ def _resources(targets: Iterable[Target], errors: list[InputError]) -> Iterator[
 
 def _holds_nodes(target: Target) -> bool | None:
     """Whether a file holds a Node; None when it cannot be read or parsed (the lint run
-    reports that). The raw bytes settle it when they cannot spell a Node; the common case,
-    a file that does, is parsed here only when that pattern is not conclusive."""
-    data = read_bytes(target.path) if target.kind == "file" else None
-    if isinstance(data, bytes) and not data.startswith(WIDE_BOMS) and NODE_KIND.search(data):
+    reports that). A file whose bytes can spell a Node kind is taken to hold one, so the
+    common case is not parsed twice; only the others are parsed here, to be sure."""
+    data = readable_bytes(target)
+    if data and NODE_KIND.search(data):
         return True
     errors: list[InputError] = []
     found = any(is_node(r) for r in _resources([target], errors))

@@ -21,7 +21,7 @@ from gpulint.findings import InputError
 from gpulint.registry import Rule
 from gpulint.sources import read_bytes
 
-WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # also the start of UTF-32's
+_WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # also the start of UTF-32's
 
 
 def idle_rules(rules: Iterable[Rule], targets: Sequence[Target]) -> frozenset[str]:
@@ -32,7 +32,7 @@ def idle_rules(rules: Iterable[Rule], targets: Sequence[Target]) -> frozenset[st
     for target in targets:
         if not waiting:
             break
-        data = _bytes(target)
+        data = readable_bytes(target)
         if data is None:
             return frozenset()  # cannot tell: every rule collects
         for code, pattern in list(waiting.items()):
@@ -41,12 +41,14 @@ def idle_rules(rules: Iterable[Rule], targets: Sequence[Target]) -> frozenset[st
     return frozenset(waiting)
 
 
-def _bytes(target: Target) -> bytes | None:
+def readable_bytes(target: Target) -> bytes | None:
+    """A file's bytes as a byte pattern can read them: None when it cannot tell (not a
+    plain file, or UTF-16/32 text), empty when the file cannot be read (linting says why)."""
     if target.kind != "file":
         return None
     data = read_bytes(target.path)  # regular files only, size-capped
     if isinstance(data, InputError):
         return b""  # the linting pass reports the file; nothing in it can match
-    if data.startswith(WIDE_BOMS):
+    if data.startswith(_WIDE_BOMS):
         return None
     return data

@@ -138,8 +138,8 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> so.Result:
     )
 
 
-def build(result: RunResult, results: list[so.Result]) -> so.SarifLog:
-    """The log around ``results`` (the reporter streams them in afterwards)."""
+def build(result: RunResult) -> so.SarifLog:
+    """The log with an empty ``results`` list: :func:`chunks` streams the results into it."""
     rules = sorted(result.rules, key=lambda r: r.code)
     notifications = [
         so.Notification(
@@ -164,7 +164,7 @@ def build(result: RunResult, results: list[so.Result]) -> so.SarifLog:
             )
         ),
         invocations=[invocation],
-        results=results,
+        results=[],
         column_kind="unicodeCodePoints",
     )
     return so.SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=[run])
@@ -180,7 +180,7 @@ def _physical_only(path: str, line: int, column: int) -> so.Location:
 
 
 def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
-    log = _to_json(build(result, []))
+    log = _to_json(build(result))
     ordered = {"$schema": log.pop("$schema", SCHEMA_URI), "version": log.pop("version")}
     ordered.update(log)
     rule_index = {code: i for i, code in enumerate(sorted(r.code for r in result.rules))}
