@@ -23,9 +23,8 @@ def compile_package() -> None:
     sources (an editable install with PYTHONDONTWRITEBYTECODE set would, every time)."""
     import compileall
 
-    import gpulint.rules
-
     import gpulint
+    import gpulint.rules
 
     for package in (gpulint, gpulint.rules):
         compileall.compile_dir(os.path.dirname(package.__file__), quiet=1)

@@ -1,3 +1,3 @@
-from gpulint.cli import main
+from gpulint.cli.main import main
 
 main()

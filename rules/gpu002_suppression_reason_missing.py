@@ -54,7 +54,7 @@ annotation's value.
 from __future__ import annotations
 
 from gpulint.findings import Severity
-from gpulint.registry import Rule
+from gpulint.rules.registry import Rule
 
 # Reported by gpulint/suppress.py once all files are read; the rule holds no check.
 rule = Rule(

@@ -48,7 +48,7 @@ new date and say why in the reason.
 from __future__ import annotations
 
 from gpulint.findings import Severity
-from gpulint.registry import Rule
+from gpulint.rules.registry import Rule
 
 # Reported by gpulint/suppress.py once all files are read; the rule holds no check.
 rule = Rule(

@@ -56,11 +56,11 @@ from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
 from gpulint.model.workloads import get
-from gpulint.parse import Document
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
+from gpulint.yaml.parse import Document
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU010",

@@ -62,10 +62,10 @@ from gpulint.findings import Severity
 from gpulint.model.gpu import as_fraction, gpu_entries
 from gpulint.model.quantity import format_quantity
 from gpulint.model.resource import Resource
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU102",

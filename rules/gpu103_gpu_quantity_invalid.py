@@ -63,10 +63,10 @@ from gpulint.model.gpu import gpu_entries
 from gpulint.model.placeholders import is_placeholder
 from gpulint.model.quantity import QuantityError, format_quantity, parse_quantity
 from gpulint.model.resource import Resource
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU103",

@@ -75,10 +75,10 @@ from gpulint.model.gpu import AMD_GPU, NVIDIA_GPU
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.model.scheduling import LabelRequirement, required_values
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU104",

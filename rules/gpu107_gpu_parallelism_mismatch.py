@@ -90,10 +90,10 @@ from gpulint.model.commands import command_line
 from gpulint.model.gpu import total_gpus
 from gpulint.model.infra import is_infra_container
 from gpulint.model.resource import Resource
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU107",

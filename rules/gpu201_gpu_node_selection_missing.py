@@ -88,10 +88,10 @@ from gpulint.model.gpu_use import first_gpu_limit, model_annotation, vendor_of
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import requirement_sets
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 # The labels to suggest, by GPU vendor (GFD and GKE; AMD's labeller; Intel's NFD rules).
 _ADVICE = {

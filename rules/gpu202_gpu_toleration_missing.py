@@ -104,10 +104,10 @@ from gpulint.model.gpu_use import first_gpu_limit, taint_keys_for, vendor_of
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import tolerates_key, tolerations
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU202",

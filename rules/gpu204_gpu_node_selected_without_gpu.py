@@ -79,10 +79,10 @@ from gpulint.model.gpu_use import other_gpu_use
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import requirement_sets
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU204",

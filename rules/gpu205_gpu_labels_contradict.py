@@ -114,10 +114,10 @@ from gpulint.findings import Severity
 from gpulint.model.gpu_labels import contradictions, requirements_from_labels
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import requirement_sets
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU205",

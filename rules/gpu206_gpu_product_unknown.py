@@ -98,10 +98,10 @@ from gpulint.model.gpu_labels import (
 )
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import label_requirements
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU206",

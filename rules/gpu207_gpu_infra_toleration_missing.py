@@ -77,10 +77,10 @@ from gpulint.model.gpu_use import image_vendor, taint_keys_for
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import tolerates_key
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU207",

@@ -81,10 +81,10 @@ from typing import TYPE_CHECKING
 from gpulint.findings import Severity
 from gpulint.model.gpu_labels import has_gpu_taint, node_gpu_evidence
 from gpulint.model.resource import Resource
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU208",

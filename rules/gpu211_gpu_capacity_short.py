@@ -98,16 +98,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from gpulint import scheduler
 from gpulint.findings import Severity
-from gpulint.model import placement
+from gpulint.model import placement, scheduler
 from gpulint.model.nodes import NodeView
 from gpulint.model.placement import USAGE, PodFact
 from gpulint.model.resource import Resource
-from gpulint.registry import Rule
+from gpulint.rules.registry import Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU211",

@@ -57,10 +57,10 @@ from typing import TYPE_CHECKING
 from gpulint.findings import Severity
 from gpulint.model.infra import is_infra_container
 from gpulint.model.resource import Resource
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU301",

@@ -67,10 +67,10 @@ from gpulint.findings import Severity
 from gpulint.model.images import parse_image
 from gpulint.model.infra import is_infra_container
 from gpulint.model.resource import Resource
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU302",

@@ -42,14 +42,14 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from gpulint.findings import Severity
+from gpulint.model.nvidia import configs, containers, operator, plugin_config, recognise, values
 from gpulint.model.resource import Resource
-from gpulint.nvidia import configs, containers, operator, plugin_config, recognise, values
-from gpulint.parse import Document
-from gpulint.registry import Report, Rule
-from gpulint.schema_check import did_you_mean
+from gpulint.rules.registry import Report, Rule
+from gpulint.validate.schema import did_you_mean
+from gpulint.yaml.parse import Document
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU402",

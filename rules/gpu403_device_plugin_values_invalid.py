@@ -51,13 +51,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
-from gpulint.nvidia import operator, recognise, values
-from gpulint.nvidia.configs import at_path
-from gpulint.parse import Document
-from gpulint.registry import Report, Rule
+from gpulint.model.nvidia import operator, recognise, values
+from gpulint.model.nvidia.configs import at_path
+from gpulint.rules.registry import Report, Rule
+from gpulint.yaml.parse import Document
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU403",

@@ -58,13 +58,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
+from gpulint.model.nvidia import configs, operator, plugin_config, recognise, values
 from gpulint.model.resource import Resource
-from gpulint.nvidia import configs, operator, plugin_config, recognise, values
-from gpulint.parse import Document
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
+from gpulint.yaml.parse import Document
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU404",

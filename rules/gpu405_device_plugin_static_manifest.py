@@ -66,12 +66,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
+from gpulint.model.nvidia import containers
 from gpulint.model.resource import Resource
-from gpulint.nvidia import containers
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU405",

@@ -73,14 +73,14 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from gpulint.findings import Severity
+from gpulint.model.nvidia import containers, operator, recognise
+from gpulint.model.nvidia.configs import at_path
 from gpulint.model.resource import Container, Resource
-from gpulint.nvidia import containers, operator, recognise
-from gpulint.nvidia.configs import at_path
-from gpulint.parse import Document
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
+from gpulint.yaml.parse import Document
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU406",

@@ -105,11 +105,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
-from gpulint.nvidia import facts
-from gpulint.registry import Rule
+from gpulint.rules import facts
+from gpulint.rules.registry import Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Anchor, Context
+    from gpulint.engine.run import Anchor, Context
 
 rule = Rule(
     "GPU407",

@@ -89,10 +89,10 @@ from gpulint.model.dra import GPU_DRIVER, cel_expressions, extended_resource_nam
 from gpulint.model.gpu import MIG_PREFIX, mig_profile
 from gpulint.model.mig import gpu_name, mig_entries, suggest_profiles
 from gpulint.model.resource import Resource
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU501",

@@ -70,10 +70,10 @@ from gpulint.model.mig import (
     suggest_profiles,
 )
 from gpulint.model.resource import Resource
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU502",

@@ -76,10 +76,10 @@ from gpulint.model.dra import (
 from gpulint.model.gpu import NVIDIA_GPU
 from gpulint.model.mig import mig_entries
 from gpulint.model.resource import Resource
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Anchor, Context
+    from gpulint.engine.run import Anchor, Context
 
 rule = Rule(
     "GPU503",

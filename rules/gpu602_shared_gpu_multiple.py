@@ -61,11 +61,11 @@ from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
 from gpulint.model.gpu import is_shared_resource
-from gpulint.nvidia import facts
-from gpulint.registry import Rule
+from gpulint.rules import facts
+from gpulint.rules.registry import Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Anchor, Context
+    from gpulint.engine.run import Anchor, Context
 
 rule = Rule(
     "GPU602",

@@ -67,10 +67,10 @@ from typing import TYPE_CHECKING
 from gpulint.findings import Severity
 from gpulint.model.infra import is_infra_container, is_infra_pod
 from gpulint.model.resource import PodSpec, Resource
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU704",

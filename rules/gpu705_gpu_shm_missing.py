@@ -80,10 +80,10 @@ from gpulint.findings import Severity
 from gpulint.model.commands import command_line
 from gpulint.model.infra import is_infra_container, is_infra_pod
 from gpulint.model.resource import Container, PodSpec, Resource
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU705",

@@ -105,11 +105,11 @@ from gpulint.model.dra import (
     pod_claims,
 )
 from gpulint.model.resource import Resource
-from gpulint.registry import Report, Rule
-from gpulint.schema_check import did_you_mean
+from gpulint.rules.registry import Report, Rule
+from gpulint.validate.schema import did_you_mean
 
 if TYPE_CHECKING:
-    from gpulint.engine import Anchor, Context
+    from gpulint.engine.run import Anchor, Context
 
 rule = Rule(
     "GPU801",

@@ -110,10 +110,10 @@ from gpulint.model.dra import (
 )
 from gpulint.model.gpu import NVIDIA_GPU, NVIDIA_SHARED, gpu_entries, is_mig_resource
 from gpulint.model.resource import Resource
-from gpulint.registry import Rule
+from gpulint.rules.registry import Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Anchor, Context
+    from gpulint.engine.run import Anchor, Context
 
 rule = Rule(
     "GPU803",

@@ -76,10 +76,10 @@ from typing import TYPE_CHECKING
 from gpulint.findings import Severity
 from gpulint.model.dra import GROUP, device_requests, pod_claims, split_api_version
 from gpulint.model.resource import Resource
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU804",

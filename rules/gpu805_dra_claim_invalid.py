@@ -69,7 +69,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from gpulint import schema_check
 from gpulint.findings import Severity
 from gpulint.model.dra import (
     CLAIM,
@@ -81,10 +80,11 @@ from gpulint.model.dra import (
     split_api_version,
 )
 from gpulint.model.resource import Resource
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
+from gpulint.validate import schema as schema_check
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU805",

@@ -93,10 +93,10 @@ from gpulint.model import workloads
 from gpulint.model.crds import RAY_CLUSTER_SPEC
 from gpulint.model.gpu import as_fraction, total_gpus
 from gpulint.model.resource import PodSpec, Resource
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
-    from gpulint.engine import Context
+    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU901",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gpulint.cli import cli
+from gpulint.cli.main import cli
 
 # The real-world corpus beside the project (../shared/corpus); its tests skip where it is absent.
 _BESIDE = Path(__file__).resolve().parents[2] / "shared" / "corpus"

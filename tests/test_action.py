@@ -17,8 +17,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from gpulint.parse import parse
-from gpulint.sources import Source
+from gpulint.inputs.sources import Source
+from gpulint.yaml.parse import parse
 from tests.test_reporters import sarif_schema
 
 ROOT = Path(__file__).resolve().parents[1]

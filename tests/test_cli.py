@@ -220,7 +220,7 @@ def test_real_subprocess_and_python_dash_m(tmp_path):
 
 
 def test_readme_lists_every_rule_as_the_registry_has_it():
-    from gpulint.registry import default_registry
+    from gpulint.rules.registry import default_registry
 
     readme = (ROOT / "README.md").read_text()
     for rule in default_registry():

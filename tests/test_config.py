@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpulint.registry import default_registry
+from gpulint.rules.registry import default_registry
 from tests.conftest import run_cli, where
 
 POD = """\
@@ -351,7 +351,7 @@ def test_a_valid_config_does_not_import_jsonschema(project):
 
     _write(project / ".gpulint.yaml", "ignore: [GPU201]\nfail-on: error\nexclude: [vendor/]\n")
     code = (
-        "import sys\nfrom gpulint.cli import cli\n"
+        "import sys\nfrom gpulint.cli.main import cli\n"
         "try:\n    cli.main(['check', 'manifests'], prog_name='gpulint')\n"
         "except SystemExit as exc:\n    print(exc.code, 'jsonschema' in sys.modules)\n"
     )
@@ -397,9 +397,9 @@ _CONFIGS = st.dictionaries(
 @settings(max_examples=300, deadline=None)
 @given(_CONFIGS)
 def test_quick_check_never_vouches_for_an_invalid_config(config):
-    from gpulint.config import SCHEMA_NAME
-    from gpulint.quickschema import certainly_valid
-    from gpulint.schema_check import load_schema
+    from gpulint.config.file import SCHEMA_NAME
+    from gpulint.validate.quick import certainly_valid
+    from gpulint.validate.schema import load_schema
 
     schema = load_schema(SCHEMA_NAME)
     if certainly_valid(config, schema):

@@ -12,9 +12,9 @@ import textwrap
 
 import pytest
 
+from gpulint.inputs.sources import Source
 from gpulint.model.resource import resources_of
-from gpulint.parse import parse
-from gpulint.sources import Source
+from gpulint.yaml.parse import parse
 from tests.conftest import findings_json, lint
 
 MARK = "# <- here"

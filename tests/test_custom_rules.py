@@ -296,8 +296,8 @@ def test_mistakes_in_custom_rules_are_config_errors(check, rule, expected):
 
 def test_custom_rule_survives_pickling_for_worker_processes(tmp_path):
     """--jobs sends the rules to worker processes: the check must pickle and still work."""
-    from gpulint.config import load_config
-    from gpulint.registry import default_registry
+    from gpulint.config.file import load_config
+    from gpulint.rules.registry import default_registry
 
     (tmp_path / "c.yaml").write_text(MEMORY_RULE)
     (rule,) = load_config(str(tmp_path / "c.yaml"), default_registry()).custom_rules

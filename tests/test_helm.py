@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.render.template_map import find
+from gpulint.inputs.render.template_map import find
 from tests.conftest import run_cli
 
 TEMPLATE = """\

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.parse import MAX_DEPTH, RENDER_FIRST
-from gpulint.sources import MAX_FILE_BYTES
+from gpulint.inputs.sources import MAX_FILE_BYTES
+from gpulint.yaml.parse import MAX_DEPTH, RENDER_FIRST
 from tests.conftest import run_cli
 
 # A pod with one GPU101 at line 11, column 11: must be reported beside every bad file.
@@ -464,7 +464,7 @@ def test_file_vanishing_before_it_is_read(tmp_path, monkeypatch):
     tree = tmp_path / "tree"
     good = _write(tree / "a.yaml", GOOD)
     gone = _write(tree / "b.yaml", GOOD)
-    from gpulint import discover
+    from gpulint.inputs import discover
 
     real = discover.discover
 

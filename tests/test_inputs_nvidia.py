@@ -4,7 +4,7 @@ plugin DaemonSets; the --values-for override; schema problems at the offending k
 
 from __future__ import annotations
 
-from gpulint.nvidia import images, recognise
+from gpulint.model.nvidia import images, recognise
 from tests.conftest import findings_json, lint, where
 
 

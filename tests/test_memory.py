@@ -14,10 +14,10 @@ import gc
 import types
 from collections import Counter
 
-from gpulint.discover import Target
-from gpulint.engine import build_context, lint_target
-from gpulint.registry import default_registry
-from gpulint.settings import Settings
+from gpulint.config.settings import Settings
+from gpulint.engine.run import build_context, lint_target
+from gpulint.inputs.discover import Target
+from gpulint.rules.registry import default_registry
 from tests.test_rule_docs import RULES, _example_name
 
 

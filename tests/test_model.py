@@ -7,11 +7,11 @@ from fractions import Fraction
 
 import pytest
 
+from gpulint.inputs.sources import Source
 from gpulint.model import gpu
 from gpulint.model.quantity import QuantityError, parse_quantity
 from gpulint.model.resource import resources_of
-from gpulint.parse import parse
-from gpulint.sources import Source
+from gpulint.yaml.parse import parse
 
 
 @pytest.mark.parametrize(

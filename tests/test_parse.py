@@ -6,10 +6,10 @@ import textwrap
 
 import pytest
 
-from gpulint.engine import locate
+from gpulint.engine.run import locate
+from gpulint.inputs.sources import Source
 from gpulint.model.resource import resources_of
-from gpulint.parse import parse
-from gpulint.sources import Source
+from gpulint.yaml.parse import parse
 
 
 def docs(text: str, path: str = "f.yaml"):

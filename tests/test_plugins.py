@@ -21,7 +21,7 @@ PLUGIN = '''\
 """Acme's GPU rules."""
 
 from gpulint.findings import Severity
-from gpulint.registry import Report, Rule
+from gpulint.rules.registry import Report, Rule
 
 _DOC = """
 ## What it checks

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.parse import parse
-from gpulint.sources import Source
+from gpulint.inputs.sources import Source
+from gpulint.yaml.parse import parse
 
 ROOT = Path(__file__).resolve().parents[1]
 

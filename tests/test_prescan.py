@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from gpulint.discover import Target
+from gpulint.inputs.discover import Target
+from gpulint.inputs.prescan import idle_rules
 from gpulint.model.placement import NODE_KIND
-from gpulint.prescan import idle_rules
-from gpulint.registry import default_registry
+from gpulint.rules.registry import default_registry
 from tests.conftest import findings_json, where
 
 POD = """\

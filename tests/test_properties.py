@@ -256,7 +256,7 @@ def test_generated_manifests_are_deterministic_in_any_order(files, rng):
 
 
 def test_worker_processes_give_the_single_process_output(monkeypatch):
-    from gpulint import parallel
+    from gpulint.engine import workers as parallel
 
     monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)  # small input, processes anyway
     pools = []

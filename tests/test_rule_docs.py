@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpulint.registry import EXPECT_MARK, SECTIONS, default_registry
+from gpulint.rules.registry import EXPECT_MARK, SECTIONS, default_registry
 from tests.conftest import lint
 
 RULES = list(default_registry())

@@ -37,8 +37,8 @@ class Gpu:
 @cache
 def raw() -> dict[str, Any]:
     """The whole catalog as plain data."""
-    from gpulint.parse import parse
-    from gpulint.sources import Source
+    from gpulint.inputs.sources import Source
+    from gpulint.yaml.parse import parse
 
     text = resources.files(__package__).joinpath("catalog.yaml").read_text(encoding="utf-8")
     documents, errors = parse(Source("gpulint/catalog/catalog.yaml", text))

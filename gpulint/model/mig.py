@@ -17,7 +17,7 @@ from gpulint import catalog
 from gpulint.model import gpu
 from gpulint.model.resource import Container
 from gpulint.model.scheduling import affinity_terms, node_selector
-from gpulint.schema_check import closest
+from gpulint.validate.schema import closest
 
 PRODUCT_LABEL = "nvidia.com/gpu.product"
 

@@ -1,7 +1,7 @@
 """Facts the cluster rules collect per file: Nodes, and GPU pod templates with what they ask.
 
 Collected in whichever process lints the file, so everything here is small and
-picklable; the cross-file decision (:mod:`gpulint.scheduler`) happens once all
+picklable; the cross-file decision (:mod:`gpulint.model.scheduler`) happens once all
 files are read.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 from gpulint.model import workloads
 from gpulint.model.nodes import NodeView, is_node, node_view
 from gpulint.model.resource import PodSpec, Resource
-from gpulint.scheduler import PodRequirements, pod_requirements
+from gpulint.model.scheduler import PodRequirements, pod_requirements
 
 # How a Node object starts in YAML or JSON, written loosely enough to err one way
 # only: any `kind` whose value is Node (quoted, tagged, a block scalar, on the next

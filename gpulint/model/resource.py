@@ -9,7 +9,7 @@ from typing import Any
 
 from gpulint.findings import ResourceRef
 from gpulint.model import gpu, workloads
-from gpulint.parse import Document
+from gpulint.yaml.parse import Document
 
 CONTAINER_LISTS = (
     ("initContainers", "initContainer"),

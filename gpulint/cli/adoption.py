@@ -1,0 +1,215 @@
+"""``gpulint check`` options for team adoption: config file, suppressions, baseline.
+
+The options are added by one decorator and kept in the click context, so the
+command itself only asks :func:`setup` for a :class:`Setup` and calls it at
+three points: after building the settings, on the discovered targets, and
+before writing the reports.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+
+from gpulint.cli.option_groups import option_group
+from gpulint.findings import RunResult, Severity
+
+_META_KEY = "gpulint.cli.adoption"
+_EXIT_ERROR = 2
+
+
+def options(command: Callable) -> Callable:
+    """Adds the adoption options to a click command; they reach :func:`setup`, not the command."""
+    return option_group(_META_KEY, _NAMES, _decorators())(command)
+
+
+def _decorators() -> list[Callable]:
+    return [
+        click.option(
+            "--config",
+            "config_path",
+            default=None,
+            metavar="FILE",
+            help="Config file (default: .gpulint.yaml or .gpulint.yml in this folder or above).",
+        ),
+        click.option("--no-config", is_flag=True, help="Ignore any config file."),
+        click.option(
+            "--exclude",
+            multiple=True,
+            metavar="PATTERN",
+            help="Paths not to lint (gitignore-style, relative to this folder); "
+            "adds to the config file's.",
+        ),
+        click.option(
+            "--no-suppressions",
+            is_flag=True,
+            help="Show everything: ignore suppression annotations, comments and config exemptions.",
+        ),
+        click.option(
+            "--require-reason",
+            is_flag=True,
+            help="A suppression without a reason is an error and does not suppress.",
+        ),
+        click.option(
+            "--baseline",
+            "baseline_path",
+            default=None,
+            metavar="FILE",
+            help="Report only findings that are not in this baseline.",
+        ),
+        click.option(
+            "--write-baseline",
+            default=None,
+            metavar="FILE",
+            help="Record the current findings in FILE; then --baseline FILE reports only new ones.",
+        ),
+    ]
+
+
+_NAMES = (
+    "config_path",
+    "no_config",
+    "exclude",
+    "no_suppressions",
+    "require_reason",
+    "baseline_path",
+    "write_baseline",
+)
+
+
+@dataclass
+class Setup:
+    registry: Any
+    flags: dict
+    config: Any = None  # config.Config or None
+    filters: list = field(default_factory=list)  # globs.PathFilter
+
+    def apply(self, settings: Any) -> None:
+        """Config values where no flag was given; then the suppression switches."""
+        from gpulint.config import file as config_mod
+
+        ctx = click.get_current_context()
+        values = self.config.values if self.config else {}
+        given = _given(ctx)
+        if "select" not in given and "select" in values:
+            settings.select = tuple(values["select"])
+        if "ignore" not in given and "ignore" in values:
+            settings.ignore = tuple(values["ignore"])
+        if "fail_on" not in given and "fail-on" in values:
+            settings.fail_on = Severity.parse(values["fail-on"])
+        if values.get("severity"):
+            settings.severity = config_mod.severity_map(values, self.registry)
+        if "gpu-taint-keys" in values:
+            settings.gpu_taint_keys = tuple(values["gpu-taint-keys"])
+        if "max-gpus-per-node" in values:
+            settings.max_gpus_per_node = values["max-gpus-per-node"]
+        if "extended-resource-toleration" in values:
+            settings.extended_resource_toleration = values["extended-resource-toleration"]
+        settings.require_reason = self.flags["require_reason"] or values.get(
+            "require-reason", False
+        )
+        settings.suppressions = not self.flags["no_suppressions"]
+        if self.config is not None:
+            settings.exemptions = self.config.exemptions
+        baseline_path = self.flags["baseline_path"]
+        if baseline_path and not self.flags["write_baseline"]:
+            from gpulint.filter import baseline
+
+            try:
+                settings.baseline = baseline.load(baseline_path)
+            except baseline.BaselineError as exc:
+                _fail([f"gpulint: {exc}"])
+            settings.baseline_file = baseline_path
+
+    def excluded(self, path: str) -> bool:
+        return any(f.excluded(path) for f in self.filters)
+
+    def keep(self, targets: list) -> list:
+        """Targets not excluded (files named on the command line included, for pre-commit)."""
+        if not self.filters:
+            return targets
+        return [t for t in targets if t.kind == "stdin" or not self.excluded(t.path)]
+
+    def finish(self, result: RunResult) -> None:
+        """``--write-baseline``: record the findings and exit instead of reporting them."""
+        path = self.flags["write_baseline"]
+        if not path:
+            return
+        from gpulint.filter import baseline
+
+        try:
+            count = baseline.write(path, result.findings)
+        except OSError as exc:
+            _fail([f"gpulint: cannot write baseline {path}: {exc.strerror}"])
+        click.echo(f"gpulint: wrote {count} finding(s) to baseline {path}", err=True)
+        for error in result.errors:
+            click.echo(f"{error.file}:{error.line}:{error.column}: error [input] {error.message}")
+        sys.exit(_EXIT_ERROR if result.errors else 0)
+
+
+def _given(ctx: click.Context) -> set[str]:
+    from click.core import ParameterSource
+
+    return {
+        name
+        for name in ("select", "ignore", "fail_on")
+        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)
+    }
+
+
+def _fail(lines: list[str]) -> None:
+    for line in lines:
+        click.echo(line, err=True)
+    sys.exit(_EXIT_ERROR)
+
+
+def setup(registry: Any) -> Setup:
+    """Load the config file the flags point to; config errors end the run with exit code 2."""
+    from gpulint.config import file as config_mod
+    from gpulint.config.globs import PathFilter
+
+    ctx = click.get_current_context()
+    flags = ctx.meta.get(_META_KEY) or dict.fromkeys(_NAMES)
+    path = None
+    if not flags["no_config"]:
+        path = flags["config_path"] or config_mod.find_config()
+        if flags["config_path"] and not os.path.isfile(path):
+            _fail([f"gpulint: config file {path} not found"])
+    result = Setup(registry, flags)
+    if path:
+        result.config, result.registry = _load(path, registry)
+        patterns = result.config.values.get("exclude", ())
+        if patterns:
+            result.filters.append(PathFilter(patterns, result.config.root))
+    if flags["exclude"]:
+        result.filters.append(PathFilter(flags["exclude"], os.getcwd()))
+    return result
+
+
+def configured_registry() -> Any:
+    """The rules with the custom rules of the config file found from here (for listing)."""
+    from gpulint.config.file import find_config
+    from gpulint.rules.registry import default_registry
+
+    path = find_config()
+    return _load(path, default_registry())[1] if path else default_registry()
+
+
+def _load(path: str, registry: Any) -> tuple[Any, Any]:
+    """(config, registry with its custom rules); a broken file ends the run with exit 2."""
+    from gpulint.config import file as config_mod
+    from gpulint.inputs.discover import display_path
+    from gpulint.rules.registry import Registry
+
+    try:
+        config = config_mod.load_config(display_path(path), registry)
+    except config_mod.ConfigError as exc:
+        _fail([f"{e.file}:{e.line}:{e.column}: error [config] {e.message}" for e in exc.errors])
+    if config.custom_rules:
+        registry = Registry(list(registry) + config.custom_rules)
+    return config, registry

@@ -1,0 +1,227 @@
+"""Command line: wiring only; the work happens in discover, engine and report."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from gpulint import __version__
+from gpulint.cli import adoption
+from gpulint.cli import render_options as render_flags
+from gpulint.findings import RunResult, Severity
+from gpulint.report import FORMATS
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _split(values: tuple[str, ...]) -> tuple[str, ...]:
+    """``--select A,B --select C`` -> (A, B, C)."""
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+
+
+def _color(stream, fmt: str) -> bool:
+    if fmt != "text" or os.environ.get("NO_COLOR"):
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="gpulint")
+def cli() -> None:
+    """gpulint: find GPU workload mistakes in Kubernetes manifests before they reach a cluster."""
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option(
+    "--format",
+    "formats",
+    multiple=True,
+    type=click.Choice(FORMATS),
+    help="Output format; repeat for several outputs (paired in order with --output). "
+    "Default: text, or github when GITHUB_ACTIONS=true.",
+)
+@click.option(
+    "--output",
+    "-o",
+    "outputs",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="File for the format in the same position ('-' or none: standard output).",
+)
+@click.option("--select", multiple=True, help="Rules to run (codes, code prefixes or names).")
+@click.option("--ignore", multiple=True, help="Rules to skip (codes, code prefixes or names).")
+@click.option(
+    "--fail-on",
+    type=click.Choice(["error", "warning", "note"]),
+    default=None,
+    help="Lowest severity that makes the exit code 1 (default: warning).",
+)
+@click.option("--stdin-filename", default=None, help="Name to give standard input ('-').")
+@click.option("--verbose", "-v", is_flag=True, help="Say more about what was read and how.")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: the number of cores; used only for large inputs).",
+)
+@adoption.options
+@render_flags.options
+@click.option(
+    "--cluster",
+    "cluster",
+    multiple=True,
+    type=click.Path(exists=True),
+    help="Node objects ('kubectl get nodes -o yaml', a file or folder): check that GPU "
+    "workloads fit the cluster; the Nodes are linted too.",
+)
+@click.option(
+    "--pods",
+    default=None,
+    type=click.Path(exists=True),
+    help="Running pods ('kubectl get pods -A -o yaml'): subtract the GPUs they hold.",
+)
+@click.option(
+    "--values-for",
+    "values_for",
+    type=click.Choice(["nvidia-device-plugin", "gpu-operator"]),
+    default=None,
+    help="Read YAML files that are not Kubernetes objects as this chart's values "
+    "(for values files gpulint cannot place by content).",
+)
+def check(
+    paths: tuple[str, ...],
+    formats: tuple[str, ...],
+    outputs: tuple[str, ...],
+    select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    fail_on: str | None,
+    stdin_filename: str | None,
+    verbose: bool,
+    jobs: int | None,
+    cluster: tuple[str, ...] = (),
+    pods: str | None = None,
+    values_for: str | None = None,
+) -> None:
+    """Lint manifests, folders, or standard input ('-')."""
+    from gpulint.config.settings import Settings
+    from gpulint.engine.run import build_context, run
+    from gpulint.inputs.discover import discover
+    from gpulint.rules.registry import default_registry
+
+    if len(outputs) > max(len(formats), 1):
+        raise click.UsageError("each --output needs a --format in the same position")
+    if not formats:
+        formats = ("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",)
+    registry = default_registry()
+    setup = adoption.setup(registry)  # config file (exit 2 on mistakes), suppressions, baseline
+    registry = setup.registry
+    unknown = registry.unknown(_split(select) + _split(ignore))
+    if unknown:
+        raise click.UsageError(f"unknown rule(s): {', '.join(unknown)} (see 'gpulint rules')")
+    settings = Settings(
+        select=_split(select),
+        ignore=_split(ignore),
+        fail_on=Severity.parse(fail_on) if fail_on else Severity.WARNING,
+        stdin_filename=stdin_filename,
+        verbose=verbose,
+        jobs=jobs or _cores(),
+    )
+    setup.apply(settings)
+    render_flags.apply(settings)
+    if values_for:
+        settings.extra["values_for"] = values_for
+    targets, errors = discover(
+        paths or (".",), folder_handlers=render_flags.handlers(), excluded=setup.excluded
+    )
+    targets = setup.keep(targets)
+    if cluster or pods:
+        from gpulint.inputs.cluster import prepare
+
+        inventory, extra, inventory_errors = prepare(cluster, pods)
+        targets += [t for t in inventory if t not in targets]
+        settings.extra.update(extra)
+        errors += inventory_errors
+    result = run(targets, build_context(settings, registry))
+    result.errors[:0] = errors
+    result.errors.sort(key=lambda e: e.sort_key())
+    setup.finish(result)
+    _write_outputs(result, formats, outputs)
+    if not any(f == "text" and i >= len(outputs) for i, f in enumerate(formats)):
+        for notice in result.notices:  # the text report prints them; other formats do not
+            click.echo(f"gpulint: note: {notice}", err=True)
+    sys.exit(exit_code(result, settings.fail_on))
+
+
+def _write_outputs(result: RunResult, formats: tuple[str, ...], outputs: tuple[str, ...]) -> None:
+    from gpulint.report import write
+
+    for i, fmt in enumerate(formats):
+        target = outputs[i] if i < len(outputs) else None
+        if target in (None, "-"):
+            write(fmt, result, sys.stdout, color=_color(sys.stdout, fmt))
+            sys.stdout.flush()
+        else:
+            try:
+                with open(target, "w", encoding="utf-8") as handle:
+                    write(fmt, result, handle)
+            except OSError as exc:
+                raise click.FileError(target, hint=exc.strerror) from None
+
+
+def _cores() -> int:
+    from gpulint.engine.workers import cpu_count
+
+    return cpu_count()
+
+
+def exit_code(result: RunResult, fail_on: Severity) -> int:
+    if result.errors:
+        return EXIT_ERROR
+    if any(f.severity >= fail_on for f in result.active()):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+@cli.command(name="rules")
+def list_rules() -> None:
+    """List the rules: code, name, default severity and summary."""
+    rows = [(r.code, r.name, str(r.severity), r.summary) for r in adoption.configured_registry()]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)] if rows else [0, 0, 0]
+    for code, name, severity, summary in rows:
+        click.echo(f"{code:<{widths[0]}}  {name:<{widths[1]}}  {severity:<{widths[2]}}  {summary}")
+
+
+@cli.command(name="config-schema")
+def config_schema() -> None:
+    """Print the JSON Schema of .gpulint.yaml (for editor completion)."""
+    from gpulint.config.file import schema_text
+
+    click.echo(schema_text(), nl=False)
+
+
+@cli.command()
+@click.argument("rule")
+def explain(rule: str) -> None:
+    """Show a rule's documentation (by code or name)."""
+    found = adoption.configured_registry().get(rule)
+    if found is None:
+        raise click.UsageError(f"unknown rule {rule!r} (see 'gpulint rules')")
+    click.echo(f"# {found.code} {found.name} ({found.severity})\n\n{found.summary}\n\n{found.doc}")
+
+
+def main() -> None:
+    """Console entry point: no traceback ever reaches the user."""
+    try:
+        cli.main(prog_name="gpulint")
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        sys.stderr.write("gpulint: interrupted\n")
+        sys.exit(130)
+    except Exception as exc:  # last resort; per-file errors are reported as data
+        sys.stderr.write(f"gpulint: internal error: {exc!r} (please report it)\n")
+        sys.exit(EXIT_ERROR)

@@ -1,0 +1,1 @@
+"""Typed settings, the ``.gpulint.yaml`` file and its schema, flags merged over it."""

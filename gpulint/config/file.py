@@ -1,0 +1,220 @@
+"""``.gpulint.yaml``: found from the working directory upward, validated, read.
+
+The file is parsed with gpulint's own parser, so every mistake (a schema
+violation, an unknown rule, a bad custom rule) is an :class:`InputError` at the
+key's line and column; the CLI exits with code 2 on any of them.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpulint.findings import Finding, InputError, Severity
+from gpulint.rules.registry import Registry, Rule
+
+CONFIG_NAMES = (".gpulint.yaml", ".gpulint.yml")
+SCHEMA_NAME = "config.schema.json"
+
+
+class ConfigError(Exception):
+    def __init__(self, errors: list[InputError]) -> None:
+        super().__init__("; ".join(e.message for e in errors))
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class Exemption:
+    """Findings accepted by where they are (picklable; globs match with fnmatch)."""
+
+    reason: str
+    rules: frozenset[str] = frozenset()  # rule codes; empty = every rule
+    namespaces: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    containers: tuple[str, ...] = ()
+
+    def matches(self, finding: Finding) -> bool:
+        if self.rules and finding.code not in self.rules:
+            return False
+        res = finding.resource
+        checks = (
+            (self.namespaces, res.namespace if res else None),
+            (self.kinds, res.kind if res else None),
+            (self.names, res.name if res else None),
+            (self.containers, finding.container),
+        )
+        for patterns, value in checks:
+            if patterns and (value is None or not _any_glob(patterns, value)):
+                return False
+        return True
+
+
+def _any_glob(patterns: tuple[str, ...], value: str) -> bool:
+    return any(fnmatch.fnmatchcase(value, p) for p in patterns)
+
+
+@dataclass
+class Config:
+    path: str
+    values: dict = field(default_factory=dict)  # the validated file, keys as written
+    custom_rules: list[Rule] = field(default_factory=list)
+    exemptions: tuple[Exemption, ...] = ()
+
+    @property
+    def root(self) -> str:
+        """Folder the file's relative paths (``exclude``) start from."""
+        return os.path.dirname(os.path.abspath(self.path))
+
+
+def find_config(start: str | None = None) -> str | None:
+    """The nearest ``.gpulint.yaml`` (or ``.yml``) in ``start`` or a folder above it."""
+    folder = os.path.abspath(start or os.getcwd())
+    while True:
+        for name in CONFIG_NAMES:
+            candidate = os.path.join(folder, name)
+            if os.path.isfile(candidate):
+                return candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def schema_text() -> str:
+    from importlib import resources
+
+    return (
+        resources.files("gpulint.validate")
+        .joinpath("schemas", SCHEMA_NAME)
+        .read_text(encoding="utf-8")
+    )
+
+
+def load_config(path: str, registry: Registry) -> Config:
+    """Read, validate and interpret a config file; raises ConfigError with positions."""
+    from gpulint.inputs.sources import decode
+    from gpulint.validate import quick as quickschema
+    from gpulint.validate import schema as schema_check
+    from gpulint.yaml.parse import parse
+
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise ConfigError([InputError(path, f"cannot read config file: {exc.strerror}")]) from None
+    source = decode(path, data)
+    if isinstance(source, InputError):
+        raise ConfigError([source])
+    documents, errors = parse(source)
+    if errors:
+        raise ConfigError(errors)
+    if not documents:
+        return Config(path)  # only comments: every default applies
+    if len(documents) > 1:
+        raise ConfigError([InputError(path, "one YAML document expected", documents[1].line, 1)])
+    doc = documents[0]
+    locate = _Locator(path, doc)
+    # jsonschema is imported only when the quick check cannot vouch for the file.
+    valid = quickschema.certainly_valid(doc.data, schema_check.load_schema(SCHEMA_NAME))
+    problems = [] if valid else schema_check.check(doc.data, SCHEMA_NAME)
+    if problems:
+        found = [locate(p.path, p.message, p.at) for p in problems]
+        raise ConfigError(sorted(found, key=InputError.sort_key))
+    values: dict = doc.data
+    config = Config(path, values)
+    errors = []
+    config.custom_rules, rule_errors = _custom_rules(values, registry, locate)
+    errors.extend(rule_errors)
+    known = Registry(list(registry) + config.custom_rules) if not rule_errors else registry
+    errors.extend(_unknown_rules(values, known, locate))
+    if errors:
+        raise ConfigError(sorted(errors, key=InputError.sort_key))
+    config.exemptions = tuple(_exemption(e, known) for e in values.get("exemptions", ()))
+    return config
+
+
+class _Locator:
+    """Schema or semantic problems -> InputErrors at the key's line and column."""
+
+    def __init__(self, path: str, doc: Any) -> None:
+        self.path, self.doc = path, doc
+
+    def __call__(self, path: tuple, message: str, at: str = "key") -> InputError:
+        from gpulint.yaml import positions
+
+        (line, column, _, _), _depth = positions.resolve(self.doc.node, tuple(path), at)
+        where = ".".join(str(p) for p in path)
+        return InputError(self.path, f"{where}: {message}" if where else message, line, column)
+
+
+def _custom_rules(
+    values: dict, registry: Registry, locate: _Locator
+) -> tuple[list[Rule], list[InputError]]:
+    from gpulint.rules import custom as custom_rules
+
+    rules, errors = [], []
+    seen_codes = {r.code for r in registry}
+    seen_names = {r.name for r in registry}
+    for i, spec in enumerate(values.get("custom-rules", ())):
+        base = ("custom-rules", i)
+        code, name = spec["code"], spec["name"]
+        if code.startswith("GPU"):
+            errors.append(locate(base + ("code",), f"{code}: GPU codes are reserved for gpulint"))
+            continue
+        if code in seen_codes:
+            errors.append(locate(base + ("code",), f"rule code {code} is already taken"))
+            continue
+        if name in seen_names:
+            errors.append(locate(base + ("name",), f"rule name {name} is already taken"))
+            continue
+        rule, problem = custom_rules.build_rule(spec)
+        if problem is not None:
+            subpath, message = problem
+            errors.append(locate(base + subpath, message, "value"))
+            continue
+        seen_codes.add(code)
+        seen_names.add(name)
+        rules.append(rule)
+    return rules, errors
+
+
+def _unknown_rules(values: dict, registry: Registry, locate: _Locator) -> list[InputError]:
+    errors = []
+    for key in ("select", "ignore"):
+        for i, selector in enumerate(values.get(key, ())):
+            if not registry.matches(selector):
+                errors.append(locate((key, i), f"unknown rule {selector!r}", "value"))
+    for selector in values.get("severity", {}):
+        if registry.get(selector) is None:
+            errors.append(locate(("severity", selector), f"unknown rule {selector!r}"))
+    for i, exemption in enumerate(values.get("exemptions", ())):
+        for j, selector in enumerate(exemption.get("rules", ())):
+            if not registry.matches(selector):
+                path = ("exemptions", i, "rules", j)
+                errors.append(locate(path, f"unknown rule {selector!r}", "value"))
+    return errors
+
+
+def _exemption(entry: dict, registry: Registry) -> Exemption:
+    codes = frozenset(r.code for s in entry.get("rules", ()) for r in registry.matches(s))
+    return Exemption(
+        reason=entry["reason"],
+        rules=codes,
+        namespaces=tuple(entry.get("namespaces", ())),
+        kinds=tuple(entry.get("kinds", ())),
+        names=tuple(entry.get("names", ())),
+        containers=tuple(entry.get("containers", ())),
+    )
+
+
+def severity_map(values: dict, registry: Registry) -> dict[str, Severity]:
+    """Severity per rule code (the file may name rules by code or by name)."""
+    found = {}
+    for key, value in values.get("severity", {}).items():
+        rule = registry.get(key)
+        if rule is not None:
+            found[rule.code] = Severity.parse(value)
+    return found

@@ -1,0 +1,1 @@
+"""Runs the rules over documents, in this process or in workers."""

@@ -1,0 +1,329 @@
+"""Runs the rules: targets -> sources -> documents -> resources -> findings.
+
+Each file is linted on its own (:func:`lint_target`), so files can be spread
+over processes; rules that analyse across files collect small facts per
+resource here and decide once all files are read (:func:`run`).
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpulint.config.settings import Settings
+from gpulint.filter import suppress
+from gpulint.findings import Finding, InputError, Location, ResourceRef, RunResult, Severity
+from gpulint.inputs.discover import Target
+from gpulint.inputs.sources import Source, read_file, read_stream
+from gpulint.model.resource import Resource, release, resources_of
+from gpulint.rules.registry import Registry, Report, Rule, default_registry
+from gpulint.yaml import positions
+from gpulint.yaml.parse import Document, documents
+
+# target kind -> reader returning the sources it stands for (renderers register here).
+Reader = Callable[[Target, Settings], "tuple[list[Source], list[InputError]]"]
+_READERS: dict[str, Reader] = {}
+
+
+def register_reader(kind: str, reader: Reader) -> None:
+    _READERS[kind] = reader
+
+
+def _read_file(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
+    decoded = read_file(target.path)  # bounded: regular files only, size-capped
+    if isinstance(decoded, InputError):
+        return [], [decoded]
+    return [decoded], []
+
+
+def _read_stdin(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
+    name = settings.stdin_filename or "<stdin>"
+    decoded = read_stream(name, sys.stdin.buffer)
+    if isinstance(decoded, InputError):
+        return [], [decoded]
+    return [decoded], []
+
+
+register_reader("file", _read_file)
+register_reader("stdin", _read_stdin)
+
+# Called on every source before parsing (Helm's --chart-dir attaches a template mapper).
+SourceHook = Callable[[Source, Settings], None]
+_SOURCE_HOOKS: list[SourceHook] = []
+
+
+def register_source_hook(hook: SourceHook) -> None:
+    _SOURCE_HOOKS.append(hook)
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """A resolved place to report from a cross-file rule (picklable, tree-free)."""
+
+    location: Location
+    pointer: str
+    resource: ResourceRef | None
+    container: str | None
+    template: str | None
+    template_location: Location | None = None
+
+
+@dataclass
+class Context:
+    settings: Settings
+    rules: list[Rule]
+    facts: dict[str, list[Any]] = field(default_factory=dict)
+    idle: frozenset[str] = frozenset()  # rules whose collectors have nothing to pair with
+
+    def anchor(
+        self, resource: Resource, path: tuple, container: str | None = None, at: str = "key"
+    ) -> Anchor:
+        location, pointer, template, at_template = place(
+            resource.doc, resource.prefix + tuple(path), at
+        )
+        return Anchor(location, pointer, resource.ref, container, template, at_template)
+
+    def document_anchor(self, doc: Document, path: tuple, at: str = "key") -> Anchor:
+        """A place in a document that is not a resource (a values or config file)."""
+        location, pointer, template, at_template = place(doc, tuple(path), at)
+        return Anchor(location, pointer, None, None, template, at_template)
+
+
+@dataclass
+class FileResult:
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[InputError] = field(default_factory=list)
+    facts: dict[str, list[Any]] = field(default_factory=dict)
+    files: int = 0
+    notices: list[str] = field(default_factory=list)
+    directives: list[Any] = field(default_factory=list)  # suppressions found (suppress.py)
+
+
+def json_pointer(path: Iterable[Any]) -> str:
+    parts = [p if type(p) is str else str(p) for p in path]
+    if not parts:
+        return ""
+    joined = "/".join(parts)
+    if "~" in joined or joined.count("/") != len(parts) - 1:  # escape only when needed
+        joined = "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts)
+    return "/" + joined
+
+
+def locate(doc: Document, path: tuple, at: str = "key") -> tuple[Location, str]:
+    (line, column, end_line, end_column), _found = positions.resolve(doc.node, path, at)
+    return Location(doc.source.path, line, column, end_line, end_column), json_pointer(path)
+
+
+def place(doc: Document, path: tuple, at: str = "key") -> tuple:
+    """(location, pointer, template, template location): a renderer's mapper may move
+    the location to the template or origin file the document came from."""
+    location, pointer = locate(doc, path, at)
+    mapper = doc.source.meta.get("mapper")
+    if mapper is None:
+        return location, pointer, doc.template, None
+    location, template, at_template = mapper(doc, path, at, location)
+    return location, pointer, template, at_template
+
+
+def effective_severity(rule: Rule, settings: Settings) -> Severity:
+    return settings.severity.get(rule.code) or settings.severity.get(rule.name) or rule.severity
+
+
+def make_finding(
+    rule: Rule,
+    settings: Settings,
+    doc: Document,
+    prefix: tuple,
+    report: Report,
+    resource: Resource | None,
+) -> Finding:
+    location, pointer, template, at_template = place(doc, prefix + tuple(report.path), report.at)
+    return Finding(
+        code=rule.code,
+        name=rule.name,
+        severity=effective_severity(rule, settings),
+        message=report.message,
+        location=location,
+        pointer=pointer,
+        resource=resource.ref if resource else None,
+        container=report.container,
+        template=template,
+        template_location=at_template,
+    )
+
+
+def finding_from_anchor(rule: Rule, settings: Settings, anchor: Anchor, message: str) -> Finding:
+    return Finding(
+        code=rule.code,
+        name=rule.name,
+        severity=effective_severity(rule, settings),
+        message=message,
+        location=anchor.location,
+        pointer=anchor.pointer,
+        resource=anchor.resource,
+        container=anchor.container,
+        template=anchor.template,
+        template_location=anchor.template_location,
+    )
+
+
+def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
+    settings = ctx.settings
+    for rule in ctx.rules:
+        if rule.check_document is not None:
+            for report in rule.check_document(doc, ctx) or ():
+                result.findings.append(make_finding(rule, settings, doc, (), report, None))
+        if rule.collect_document is not None and rule.code not in ctx.idle:
+            facts = rule.collect_document(doc, ctx)
+            if facts:
+                result.facts.setdefault(rule.code, []).extend(facts)
+    for resource in resources_of(doc):
+        for rule in ctx.rules:
+            if rule.check_resource is not None:
+                for report in rule.check_resource(resource, ctx) or ():
+                    result.findings.append(
+                        make_finding(rule, settings, doc, resource.prefix, report, resource)
+                    )
+            if rule.collect is not None and rule.code not in ctx.idle:
+                facts = rule.collect(resource, ctx)
+                if facts:
+                    result.facts.setdefault(rule.code, []).extend(facts)
+        if settings.verbose and resource.generic:
+            result.notices.append(
+                f"{resource.kind} ({resource.api_version}) is not in the workload table; "
+                "its pod specs were found generically (a mapping with containers that have images)"
+            )
+
+
+def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
+    errors: list[InputError] = []
+    annotations: list[Any] = []
+    wants_annotations = suppress.wanted(source, ctx.settings)
+    start = len(result.findings)
+    # Document by document: each node tree is freed before the next one is built.
+    for doc in documents(source, errors):
+        if not isinstance(doc.data, dict):
+            # Kubernetes objects, values and config files are all mappings.
+            found = "a list" if isinstance(doc.data, list) else f"the scalar {doc.data!r}"
+            errors.append(
+                InputError(
+                    source.path,
+                    f"document {doc.index + 1} is {found[:60]}, not a mapping",
+                    doc.line,
+                    doc.node.start_mark.column + 1,
+                )
+            )
+            continue
+        try:
+            _check_document(ctx, doc, result)
+            if wants_annotations:
+                annotations.extend(suppress.annotations_of(doc))
+        except Exception as exc:  # a bug in a rule must not hide the other files' findings
+            errors.append(
+                InputError(
+                    source.path,
+                    f"internal error while checking this document: {exc!r} (please report it)",
+                    doc.line,
+                    1,
+                )
+            )
+        finally:
+            release(doc)
+    result.errors.extend(errors)
+    suppress.in_source(source, annotations, result.findings[start:], result, ctx.settings)
+
+
+def read_target(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
+    """The sources a target stands for, through the reader registered for its kind."""
+    reader = _READERS.get(target.kind)
+    if reader is None and target.kind in ("helm", "kustomize"):
+        # A spawned worker process has not imported the renderers yet.
+        import gpulint.inputs.render.targets  # noqa: F401
+
+        reader = _READERS.get(target.kind)
+    if reader is None:
+        return [], [InputError(target.path, f"no reader for {target.kind} input")]
+    return reader(target, settings)
+
+
+def lint_target(target: Target, ctx: Context) -> FileResult:
+    """Everything about one target; never raises on bad input.
+
+    The cyclic garbage collector is paused meanwhile: a file's node trees hold no
+    reference cycles (:meth:`Resource.release`), so reference counting frees them, and
+    automatic collections would only traverse the trees being built, again and again
+    (about half the run time on many large files). One young-generation collection at
+    the end catches any cycle left behind, at the cost of the file's surviving facts.
+    """
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _lint_target(target, ctx)
+    finally:
+        gc.collect(0)
+        if paused:
+            gc.enable()
+
+
+def _lint_target(target: Target, ctx: Context) -> FileResult:
+    result = FileResult()
+    sources, errors = read_target(target, ctx.settings)
+    result.errors.extend(errors)
+    for source in sources:
+        result.files += 1
+        for hook in _SOURCE_HOOKS:
+            hook(source, ctx.settings)
+        result.notices.extend(source.meta.get("notices", ()))
+        lint_source(ctx, source, result)
+    return result
+
+
+def build_context(settings: Settings, registry: Registry | None = None) -> Context:
+    registry = registry or default_registry()
+    return Context(settings, registry.select(settings.select, settings.ignore))
+
+
+def _unique(findings: list[Finding]) -> list[Finding]:
+    """One finding per rule, place and message: a file that two kustomizations (or a
+    chart and its rendering) both include is read twice but reported once."""
+    seen: set[tuple] = set()
+    unique = []
+    for finding in findings:
+        key = (finding.code, finding.location, finding.message, finding.resource, finding.container)
+        if key not in seen:
+            seen.add(key)
+            unique.append(finding)
+    return unique
+
+
+def run(targets: Iterable[Target], ctx: Context) -> RunResult:
+    findings: list[Finding] = []
+    errors: list[InputError] = []
+    directives: list[Any] = []
+    notices: dict[str, None] = {}  # in order, each said once
+    files = 0
+    from gpulint.engine.workers import lint_all
+    from gpulint.inputs.prescan import idle_rules
+
+    targets = list(targets)
+    ctx.idle = idle_rules(ctx.rules, targets)
+    for result in lint_all(targets, ctx, lint_target, ctx.settings.jobs):
+        findings.extend(result.findings)
+        errors.extend(result.errors)
+        notices.update(dict.fromkeys(result.notices))
+        files += result.files
+        directives.extend(result.directives)
+        for code, facts in result.facts.items():
+            ctx.facts.setdefault(code, []).extend(facts)
+    for rule in ctx.rules:
+        if rule.finalize is not None:
+            for anchor, message in rule.finalize(ctx.facts.get(rule.code, []), ctx) or ():
+                findings.append(finding_from_anchor(rule, ctx.settings, anchor, message))
+    suppress.finish(ctx, findings, directives)
+    findings = _unique(findings)
+    findings.sort(key=Finding.sort_key)
+    errors.sort(key=InputError.sort_key)
+    return RunResult(findings, errors, [r.info for r in ctx.rules], files, list(notices))

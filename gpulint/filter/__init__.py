@@ -1,0 +1,1 @@
+"""What happens to findings after the rules: suppressions, baseline, exemptions."""

@@ -1,0 +1,388 @@
+"""Accountable suppressions: annotations, comments, config exemptions, baseline.
+
+Per source (inside ``lint_source``, so it runs in worker processes too):
+:func:`scan` finds the directives (picklable) and :func:`apply` marks the
+findings of that source. Once all files are read, :func:`finish` matches the
+cross-file findings, reports directives that expired, lack a reason or matched
+nothing (rules GPU001-GPU003), then applies config exemptions and the baseline.
+
+Directive forms::
+
+    metadata.annotations (object or pod template):
+        ignore-check.gpulint.io/<code-or-name>: "<reason>"
+        gpulint.io/ignore-all: "<reason>"
+    comment on the offending line, or alone on the line above it:
+        # gpulint: disable=GPU101,gpu-toleration-missing [until=YYYY-MM-DD] <reason>
+
+Comments are found by scanning the raw lines (the C parser drops comments).
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpulint.findings import Finding, InputError, Location, ResourceRef, Severity, Suppression
+
+ANNOTATION_PREFIX = "ignore-check.gpulint.io/"
+ANNOTATION_ALL = "gpulint.io/ignore-all"
+ALL = "all"
+UNUSED, NO_REASON, EXPIRED = "GPU001", "GPU002", "GPU003"
+META_RULES = (UNUSED, NO_REASON, EXPIRED)
+
+# `#` starts a YAML comment at the line start or after whitespace.
+_COMMENT = re.compile(r"(?:^|(?<=\s))#\s*gpulint:\s*disable(?P<eq>=)?(?P<body>.*)$")
+_SELECTORS = re.compile(r"([A-Za-z0-9-]+(?:\s*,\s*[A-Za-z0-9-]+)*),?")
+_UNTIL = re.compile(r"until=(\S*)")
+# A further comment (`# <- GPU101`) ends the reason; `#123` does not.
+_NEXT_COMMENT = re.compile(r"\s#(?:\s|$)")
+
+
+@dataclass
+class Directive:
+    kind: str  # "comment" or "annotation"
+    location: Location
+    selectors: tuple[str, ...]  # codes or names as written, or ("all",)
+    reason: str | None
+    until: datetime.date | None = None
+    lines: tuple[int, ...] = ()  # comment: the lines it covers
+    resource: ResourceRef | None = None  # annotation: the object it sits on
+    prefix: str = ""  # annotation: JSON pointer of the object or pod template
+    # annotation: files the object's findings are reported in (rendered stream, origin file)
+    files: tuple[str, ...] = ()
+    # A comment in a rendered stream: a copy of a template's comment, never reported itself.
+    quiet: bool = False
+    used: set[str] = field(default_factory=set)  # selectors that matched a finding
+
+    def covers(self, finding: Finding, same_source: bool) -> str | None:
+        """The selector that silences ``finding`` here, if any."""
+        if self.kind == "comment":
+            loc = finding.location
+            if loc.file != self.location.file or loc.line not in self.lines:
+                return None
+        else:
+            if finding.resource != self.resource:
+                return None
+            if not (same_source or finding.location.file in self.files):
+                return None
+            pointer = finding.pointer
+            if self.prefix and not (
+                pointer == self.prefix or pointer.startswith(self.prefix + "/")
+            ):
+                return None
+        for selector in self.selectors:
+            if selector == ALL or selector.upper() == finding.code or selector == finding.name:
+                return selector
+        return None
+
+    def expired(self, today: datetime.date) -> bool:
+        return self.until is not None and self.until < today
+
+
+# -- scanning --------------------------------------------------------------
+
+
+def _scan_comments(path: str, text: str) -> tuple[list[Directive], list[InputError]]:
+    if "gpulint:" not in text:
+        return [], []
+    directives: list[Directive] = []
+    errors: list[InputError] = []
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if "gpulint:" not in line:
+            continue
+        match = _COMMENT.search(line)
+        if match is None:
+            continue
+        number, column = index + 1, match.start() + 1
+        body = _NEXT_COMMENT.split(match.group("body"), maxsplit=1)[0].strip()
+        listed = _SELECTORS.match(body) if match.group("eq") else None
+        if listed is None:
+            errors.append(
+                InputError(
+                    path, "suppression comment names no rule: write disable=CODE", number, column
+                )
+            )
+            continue
+        selectors = tuple(s.strip() for s in listed.group(1).split(","))
+        rest = body[listed.end() :].strip()
+        until = None
+        found = _UNTIL.match(rest)
+        if found:
+            try:
+                until = datetime.date.fromisoformat(found.group(1))
+            except ValueError:
+                errors.append(
+                    InputError(
+                        path,
+                        f"suppression expiry {found.group(0)!r} is not a date: "
+                        "write until=YYYY-MM-DD",
+                        number,
+                        column + match.group(0).find(found.group(0)),
+                    )
+                )
+                continue
+            rest = rest[found.end() :].strip()
+        reason = rest.lstrip("-:–— ").strip() or None
+        own_line = not line[: match.start()].strip()
+        covered = (_next_code_line(lines, index),) if own_line else (number,)
+        location = Location(path, number, column, number, len(line) + 1)
+        directives.append(Directive("comment", location, selectors, reason, until, covered))
+    return directives, errors
+
+
+def _next_code_line(lines: list[str], index: int) -> int:
+    """1-based number of the first line after ``index`` that is not blank or a comment."""
+    for later in range(index + 1, len(lines)):
+        stripped = lines[later].strip()
+        if stripped and not stripped.startswith("#"):
+            return later + 1
+    return index + 2
+
+
+def annotations_of(doc: Any) -> list[Directive]:
+    """Suppression annotations of a document's resources and their pod templates."""
+    from gpulint.engine.run import json_pointer
+    from gpulint.model.resource import resources_of
+    from gpulint.model.workloads import get
+
+    found: list[Directive] = []
+    for resource in resources_of(doc):
+        sites = [(resource.prefix + ("metadata",), resource.annotations)]
+        for pod in resource.pod_specs:
+            meta = pod.metadata_path
+            if meta and meta != ("metadata",):
+                annotations = get(resource.obj, meta + ("annotations",))
+                if isinstance(annotations, dict):
+                    sites.append((resource.prefix + meta, annotations))
+        for meta_path, annotations in sites:
+            if not any(_is_directive_key(k) for k in annotations):
+                continue
+            prefix = json_pointer(meta_path[:-1])
+            for key, value in annotations.items():
+                if not _is_directive_key(key):
+                    continue
+                selector = ALL if key == ANNOTATION_ALL else key[len(ANNOTATION_PREFIX) :]
+                reason = str(value).strip() if value is not None else ""
+                location = _locate(doc, meta_path + ("annotations", key))
+                found.append(
+                    Directive(
+                        "annotation",
+                        location,
+                        (selector,),
+                        reason or None,
+                        resource=resource.ref,
+                        prefix=prefix,
+                        files=tuple(sorted({doc.source.path, location.file})),
+                    )
+                )
+    return found
+
+
+def _is_directive_key(key: Any) -> bool:
+    return isinstance(key, str) and (key == ANNOTATION_ALL or key.startswith(ANNOTATION_PREFIX))
+
+
+def _locate(doc: Any, path: tuple) -> Location:
+    """Where findings on this key are reported (a renderer may map it to its origin file)."""
+    from gpulint.engine.run import place
+
+    return place(doc, path, "key")[0]
+
+
+# -- applying ---------------------------------------------------------------
+
+
+def _honoured(directive: Directive, settings: Any, today: datetime.date) -> bool:
+    if directive.expired(today):
+        return False
+    return not (settings.require_reason and directive.reason is None)
+
+
+def apply(
+    findings: Iterable[Finding],
+    directives: list[Directive],
+    settings: Any,
+    same_source: bool = True,
+    today: datetime.date | None = None,
+) -> None:
+    """Mark the findings that a directive silences (in place)."""
+    if not directives or not settings.suppressions:
+        return
+    today = today or datetime.date.today()
+    # Indexed by where they can apply: a run holds thousands of findings and directives.
+    by_line: dict[tuple[str, int], list[Directive]] = {}
+    by_resource: dict[ResourceRef | None, list[Directive]] = {}
+    for d in directives:
+        if not _honoured(d, settings, today):
+            continue
+        if d.kind == "comment":
+            for line in d.lines:
+                by_line.setdefault((d.location.file, line), []).append(d)
+        else:
+            by_resource.setdefault(d.resource, []).append(d)
+    for finding in findings:
+        if finding.suppression is not None or finding.code in META_RULES:
+            continue
+        loc = finding.location
+        candidates = by_line.get((loc.file, loc.line), []) + by_resource.get(finding.resource, [])
+        for directive in candidates:
+            selector = directive.covers(finding, same_source)
+            if selector is not None:
+                directive.used.add(selector)
+                finding.suppression = Suppression(directive.kind, directive.reason)
+                break
+
+
+def finish(ctx: Any, findings: list[Finding], directives: list[Directive]) -> None:
+    """After all files, in place: cross-file findings, directive notes, exemptions, baseline."""
+    from gpulint.filter import baseline
+
+    settings = ctx.settings
+    today = datetime.date.today()
+    if settings.suppressions:
+        directives = _merged(directives)
+        apply(findings, directives, settings, same_source=False, today=today)
+        findings.extend(_directive_findings(ctx, directives, today))
+        for finding in findings:
+            if finding.suppression is None:
+                for exemption in settings.exemptions:
+                    if exemption.matches(finding):
+                        finding.suppression = Suppression("config", exemption.reason)
+                        break
+    if settings.baseline:
+        baseline.apply(findings, settings.baseline, settings.baseline_file)
+
+
+def _directive_findings(
+    ctx: Any, directives: list[Directive], today: datetime.date
+) -> list[Finding]:
+    rules = {r.code: r for r in ctx.rules if r.code in META_RULES}
+    if not rules or not directives:
+        return []
+    settings = ctx.settings
+    ran = {r.code for r in ctx.rules} | {r.name for r in ctx.rules}
+    found: list[Finding] = []
+
+    def note(code: str, directive: Directive, message: str, severity: Severity | None = None):
+        rule = rules.get(code)
+        if rule is None:
+            return
+        level = severity or settings.severity.get(rule.code) or rule.severity
+        found.append(
+            Finding(
+                code=rule.code,
+                name=rule.name,
+                severity=level,
+                message=message,
+                location=directive.location,
+                resource=directive.resource,
+            )
+        )
+
+    for d in directives:
+        if d.quiet:
+            continue
+        what = _describe(d)
+        if d.expired(today):
+            note(
+                EXPIRED,
+                d,
+                f"{what} expired on {d.until.isoformat()}; "
+                "the findings it silenced are reported again",
+            )
+            continue
+        if d.reason is None:
+            if settings.require_reason:
+                note(
+                    NO_REASON,
+                    d,
+                    f"{what} has no reason and --require-reason is set; it is ignored",
+                    Severity.ERROR,
+                )
+                continue
+            note(NO_REASON, d, f"{what} has no reason; say why the finding is accepted")
+        unused = [s for s in d.selectors if s not in d.used]
+        for selector in unused:
+            note(UNUSED, d, f"{what}: {_why_unused(selector, ran)}")
+    return found
+
+
+def _describe(d: Directive) -> str:
+    rules = ",".join(d.selectors)
+    if d.kind == "comment":
+        return f"suppression comment 'disable={rules}'"
+    if d.selectors == (ALL,):
+        return f"annotation '{ANNOTATION_ALL}'"
+    return f"annotation '{ANNOTATION_PREFIX}{rules}'"
+
+
+def _why_unused(selector: str, ran: set[str]) -> str:
+    from gpulint.rules.registry import default_registry
+
+    if selector == ALL:
+        return "it silences nothing here (unused suppression)"
+    if selector.upper() in ran or selector in ran:
+        return f"{selector} reports nothing here (unused suppression)"
+    if default_registry().get(selector) is not None:
+        return f"{selector} did not run (not selected), so it silences nothing"
+    return f"there is no rule {selector!r} (unused suppression)"
+
+
+def wanted(source: Any, settings: Any) -> bool:
+    """Whether the engine should collect :func:`annotations_of` each document of ``source``."""
+    return bool(settings.suppressions) and "gpulint.io/" in source.text
+
+
+def in_source(
+    source: Any, annotations: list[Directive], new: list[Finding], result: Any, settings: Any
+) -> None:
+    """The engine's per-source hook: find directives, silence this source's findings.
+
+    ``annotations`` are the directives :func:`annotations_of` found in its documents.
+    """
+    if not settings.suppressions:
+        return
+    text = source.text
+    directives: list[Directive] = []
+    errors: list[InputError] = []
+    if "gpulint:" in text or annotations:
+        directives, errors = _scan_comments(source.path, text)
+        directives.extend(annotations)
+        if source.origin not in ("file", "stdin"):  # a render: comments are the files' copies
+            for directive in directives:
+                directive.quiet = directive.kind == "comment"
+    # Findings a renderer moved to a Helm template or a Kustomize origin file:
+    # the comments written in that file apply to them.
+    for path in sorted({f.location.file for f in new} - {source.path}):
+        found, bad = _file_comments(path)
+        directives.extend(found)
+        errors.extend(bad)
+    if directives:
+        apply(new, directives, settings)
+        result.directives.extend(directives)
+    result.errors.extend(errors)
+
+
+def _file_comments(path: str) -> tuple[list[Directive], list[InputError]]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return [], []
+    return _scan_comments(path, text)
+
+
+def _merged(directives: list[Directive]) -> list[Directive]:
+    """One directive per place: a template read for several renders counts once."""
+    merged: dict[tuple, Directive] = {}
+    for d in directives:
+        key = (d.kind, d.location, d.selectors, d.prefix, d.quiet)
+        if key in merged:
+            merged[key].used |= d.used
+        else:
+            merged[key] = d
+    return list(merged.values())

@@ -1,0 +1,1 @@
+"""Paths to sources: discovery, reading, prescan, rendering, the cluster inventory."""

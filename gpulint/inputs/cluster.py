@@ -1,0 +1,119 @@
+"""The cluster inventory for ``gpulint check --cluster NODES [--pods PODS]``.
+
+Node files are linted like any input (so every rule sees the Node objects and
+the cluster rules collect them); this module finds those files, makes sure they
+hold Nodes (from their bytes where those settle it, so an inventory is normally
+parsed once, by the lint run), and reads an optional pod dump into GPUs held per
+node, one document at a time. Both go through the normal read and parse path;
+nothing here talks to a cluster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from gpulint.config.settings import Settings
+from gpulint.engine.run import read_target
+from gpulint.findings import InputError
+from gpulint.inputs.discover import Target, discover
+from gpulint.inputs.prescan import readable_bytes
+from gpulint.model.nodes import is_node
+from gpulint.model.placement import CLUSTER, NODE_KIND, USAGE
+from gpulint.model.resource import Resource, release, resources_of
+from gpulint.yaml.parse import documents
+
+# Pods in these phases hold nothing any more.
+_DONE_PHASES = ("Succeeded", "Failed")
+
+
+def _resources(targets: Iterable[Target], errors: list[InputError]) -> Iterator[Resource]:
+    """Every resource of the targets, read and parsed the way linting does, one document
+    at a time (a pod dump of a large cluster runs to hundreds of megabytes)."""
+    for target in targets:
+        sources, read_errors = read_target(target, Settings())
+        errors.extend(read_errors)
+        for source in sources:
+            for doc in documents(source, errors):
+                yield from resources_of(doc)
+                release(doc)
+
+
+def _holds_nodes(target: Target) -> bool | None:
+    """Whether a file holds a Node; None when it cannot be read or parsed (the lint run
+    reports that). A file whose bytes can spell a Node kind is taken to hold one, so the
+    common case is not parsed twice; only the others are parsed here, to be sure."""
+    data = readable_bytes(target)
+    if data and NODE_KIND.search(data):
+        return True
+    errors: list[InputError] = []
+    found = any(is_node(r) for r in _resources([target], errors))
+    return None if errors and not found else found
+
+
+def inventory_targets(paths: Iterable[str]) -> tuple[list[Target], list[InputError]]:
+    """The Node files behind ``--cluster``; a file without a single Node is an input error."""
+    targets, errors = discover(list(paths))
+    for target in targets:
+        if _holds_nodes(target) is False:
+            errors.append(
+                InputError(
+                    target.path,
+                    "no Node objects in this --cluster file "
+                    "(expected the output of 'kubectl get nodes -o yaml')",
+                )
+            )
+    if not targets and not errors:
+        errors.append(InputError(", ".join(paths), "--cluster found no YAML or JSON files"))
+    return targets, errors
+
+
+def pod_usage(path: str) -> tuple[dict[str, dict[str, int]], list[InputError]]:
+    """GPUs held per node by the pods of ``kubectl get pods -A -o yaml``.
+
+    A pod holds its effective request on the node it is bound to until it
+    succeeds or fails; pods not yet bound hold nothing.
+    """
+    targets, errors = discover([path])
+    usage: dict[str, dict[str, int]] = {}
+    pods = 0
+    for resource in _resources(targets, errors):
+        if resource.kind != "Pod":
+            continue
+        pods += 1
+        spec = resource.obj.get("spec")
+        status = resource.obj.get("status")
+        node = spec.get("nodeName") if isinstance(spec, dict) else None
+        phase = status.get("phase") if isinstance(status, dict) else None
+        if not node or phase in _DONE_PHASES:
+            continue
+        held = usage.setdefault(str(node), {})
+        for pod in resource.pod_specs:
+            for name, count in pod.effective_gpus.items():
+                held[name] = held.get(name, 0) + count
+    if not pods and not errors:
+        errors.append(
+            InputError(
+                path,
+                "no Pod objects in this --pods file "
+                "(expected the output of 'kubectl get pods -A -o yaml')",
+            )
+        )
+    return {node: held for node, held in usage.items() if held}, errors
+
+
+def prepare(
+    cluster: Iterable[str], pods: str | None
+) -> tuple[list[Target], dict, list[InputError]]:
+    """Targets to lint besides the manifests, ``Settings.extra`` entries, and input errors."""
+    targets: list[Target] = []
+    extra: dict = {}
+    errors: list[InputError] = []
+    cluster = list(cluster)
+    if cluster:
+        targets, errors = inventory_targets(cluster)
+        extra[CLUSTER] = tuple(t.path for t in targets)
+    if pods:
+        usage, pod_errors = pod_usage(pods)
+        extra[USAGE] = usage
+        errors.extend(pod_errors)
+    return targets, extra, errors

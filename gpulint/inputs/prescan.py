@@ -1,0 +1,54 @@
+"""Which cross-file rules can decide anything in this run, judged from the raw bytes.
+
+Some cross-file rules need a partner object somewhere in the run: GPU210 and GPU211
+weigh pod templates against Nodes, and without a Node they never report. Their
+facts (requirements and places to report for every GPU pod) are a large share of
+the work and memory of a big run, so a rule may name a pattern its partner cannot
+be written without (``Rule.collect_when``), and its collectors run only when some
+input matches. The test errs one way only: an input that cannot be read here as
+bytes (standard input, a chart or kustomization that renders later, UTF-16 or
+UTF-32 text) counts as a match.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Iterable, Sequence
+
+from gpulint.findings import InputError
+from gpulint.inputs.discover import Target
+from gpulint.inputs.sources import read_bytes
+from gpulint.rules.registry import Rule
+
+_WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # also the start of UTF-32's
+
+
+def idle_rules(rules: Iterable[Rule], targets: Sequence[Target]) -> frozenset[str]:
+    """Codes of the rules whose ``collect_when`` pattern no input of the run matches."""
+    waiting: dict[str, re.Pattern[bytes]] = {
+        rule.code: rule.collect_when for rule in rules if rule.collect_when is not None
+    }
+    for target in targets:
+        if not waiting:
+            break
+        data = readable_bytes(target)
+        if data is None:
+            return frozenset()  # cannot tell: every rule collects
+        for code, pattern in list(waiting.items()):
+            if pattern.search(data):
+                del waiting[code]
+    return frozenset(waiting)
+
+
+def readable_bytes(target: Target) -> bytes | None:
+    """A file's bytes as a byte pattern can read them: None when it cannot tell (not a
+    plain file, or UTF-16/32 text), empty when the file cannot be read (linting says why)."""
+    if target.kind != "file":
+        return None
+    data = read_bytes(target.path)  # regular files only, size-capped
+    if isinstance(data, InputError):
+        return b""  # the linting pass reports the file; nothing in it can match
+    if data.startswith(_WIDE_BOMS):
+        return None
+    return data

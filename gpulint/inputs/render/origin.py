@@ -1,0 +1,137 @@
+"""Kustomize's ``config.kubernetes.io/origin`` -> the line in the file a resource came from.
+
+The rendered resource is matched to a document of its origin file (same kind,
+then the name the transformers left recognisable), and the finding's path is
+followed in that document: list items by their ``name`` (patches reorder and
+add containers), scalars must be equal (a value a patch changed did not come
+from the origin file). Anything else falls back to the rendered stream.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from gpulint.findings import Location
+from gpulint.inputs.discover import display_path
+from gpulint.inputs.sources import Source, decode
+from gpulint.yaml import positions
+from gpulint.yaml.parse import Document, parse
+
+ORIGIN = "config.kubernetes.io/origin"
+
+
+def origin_of(obj: Any) -> dict[str, str]:
+    """The annotation's small YAML (``path:``, ``repo:``, ``ref:``, ``configuredIn:``)."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    notes = meta.get("annotations") if isinstance(meta, dict) else None
+    text = notes.get(ORIGIN) if isinstance(notes, dict) else None
+    found: dict[str, str] = {}
+    if isinstance(text, str):
+        for line in text.splitlines():
+            key, sep, value = line.partition(":")
+            if sep and not line.startswith(" "):
+                found[key.strip()] = value.strip().strip("'\"")
+    return found
+
+
+class OriginMapper:
+    def __init__(self, base: str) -> None:
+        self.base = base  # the folder origin paths are relative to
+        self._docs: dict[str, list[Document] | None] = {}
+
+    def __call__(
+        self, doc: Document, path: tuple, at: str, location: Location
+    ) -> tuple[Location, str | None, Location | None]:
+        origin = origin_of(doc.data)
+        if "repo" in origin:
+            remote = f"{origin['repo']}//{origin.get('path', '')}"
+            return location, remote + (f"?ref={origin['ref']}" if "ref" in origin else ""), None
+        relative = origin.get("path") or origin.get("configuredIn")
+        if not relative:
+            return location, None, None
+        file = os.path.normpath(os.path.join(self.base, relative))
+        template = display_path(file)
+        if "path" not in origin:
+            return location, template, None  # made by a generator: no line of its own
+        target = self._match(file, doc.data)
+        if target is None:
+            return location, template, None
+        translated = _translate(doc.data, target.data, path)
+        if translated is None:
+            return location, template, None
+        steps, complete = translated
+        span, _depth = positions.resolve(target.node, steps, at if complete else "key")
+        mapped = Location(template, *span)
+        return mapped, template, mapped
+
+    def _match(self, file: str, rendered: Any) -> Document | None:
+        docs = self._load(file)
+        if not docs or not isinstance(rendered, dict):
+            return None
+        kind = rendered.get("kind")
+        same = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") == kind]
+        if len(same) <= 1:
+            return same[0] if same else None
+        name = str((rendered.get("metadata") or {}).get("name", ""))
+        exact = [d for d in same if _name(d.data) == name]
+        if len(exact) == 1:
+            return exact[0]
+        inside = [d for d in same if _name(d.data) and _name(d.data) in name]
+        return inside[0] if len(inside) == 1 else None
+
+    def _load(self, file: str) -> list[Document] | None:
+        if file not in self._docs:
+            self._docs[file] = None
+            try:
+                with open(file, "rb") as handle:
+                    source = decode(display_path(file), handle.read())
+            except OSError:
+                return None
+            if isinstance(source, Source):
+                docs, _errors = parse(source)
+                self._docs[file] = docs
+        return self._docs[file]
+
+
+def _name(obj: Any) -> str:
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    return str(meta.get("name", "")) if isinstance(meta, dict) else ""
+
+
+def _translate(rendered: Any, origin: Any, path: tuple) -> tuple[tuple, bool] | None:
+    """The same place in the origin document, or None when it did not come from there."""
+    steps: list = []
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(rendered, list) or not isinstance(origin, list):
+                return None
+            if not 0 <= step < len(rendered):
+                return tuple(steps), False
+            item = rendered[step]
+            name = item.get("name") if isinstance(item, dict) else None
+            if name is not None:
+                index = next(
+                    (
+                        i
+                        for i, o in enumerate(origin)
+                        if isinstance(o, dict) and o.get("name") == name
+                    ),
+                    None,
+                )
+            else:
+                index = step if len(rendered) == len(origin) else None
+            if index is None:
+                return None
+            steps.append(index)
+            rendered, origin = item, origin[index]
+            continue
+        if not isinstance(rendered, dict) or step not in rendered:
+            return tuple(steps), False  # the report is at the deepest node that exists
+        if not isinstance(origin, dict) or step not in origin:
+            return None  # added by a patch or a transformer
+        steps.append(step)
+        rendered, origin = rendered[step], origin[step]
+    if not isinstance(rendered, dict | list) and rendered != origin:
+        return None  # a patch changed the value
+    return tuple(steps), True

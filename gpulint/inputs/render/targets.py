@@ -1,0 +1,53 @@
+"""Folder handlers for discovery and the readers the engine calls for them."""
+
+from __future__ import annotations
+
+from gpulint.config.settings import Settings
+from gpulint.engine.run import register_reader, register_source_hook
+from gpulint.findings import InputError
+from gpulint.inputs.discover import Target, display_path
+from gpulint.inputs.render import chart_root, kustomization_file, options
+from gpulint.inputs.sources import Source
+
+
+def claim_chart(folder: str) -> list[Target] | None:
+    """A Helm chart folder: rendered as a whole; its Go templates are never read as YAML."""
+    root = chart_root(folder)
+    if root is None:
+        return None
+    return [Target(display_path(root), "helm")]
+
+
+def claim_kustomization(folder: str) -> list[Target] | None:
+    if kustomization_file(folder) is None:
+        return None
+    return [Target(display_path(folder), "kustomize")]
+
+
+def folder_handlers() -> list:
+    return [claim_chart, claim_kustomization]
+
+
+def _read_helm(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
+    from gpulint.inputs.render import helm
+
+    return helm.read(target, settings)
+
+
+def _read_kustomize(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
+    from gpulint.inputs.render import kustomize
+
+    return kustomize.read(target, settings)
+
+
+def _chart_dir_hook(source: Source, settings: Settings) -> None:
+    chart_dir = options(settings).chart_dir
+    if chart_dir and "mapper" not in source.meta and "# Source: " in source.text:
+        from gpulint.inputs.render import helm
+
+        helm.attach_chart_dir(source, chart_dir)
+
+
+register_reader("helm", _read_helm)
+register_reader("kustomize", _read_kustomize)
+register_source_hook(_chart_dir_hook)

@@ -1,0 +1,417 @@
+"""Small picklable facts per document for the rules that compare files.
+
+What each input deploys (device plugin versions, the MIG strategies it can
+run with), which resources sharing configs replicate, and what workloads
+request and select. Built once per document (the cross-file rules all ask).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from gpulint.model import gpu, infra, scheduling
+from gpulint.model.nvidia import (
+    configs,
+    containers,
+    images,
+    operator,
+    plugin_config,
+    recognise,
+    values,
+)
+from gpulint.model.resource import Container, PodSpec, Resource
+from gpulint.yaml.parse import Document
+
+if TYPE_CHECKING:
+    from gpulint.engine.run import Anchor, Context
+    from gpulint.rules.registry import Rule
+
+MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"
+SHARING_LABEL = "nvidia.com/gpu.sharing-strategy"
+PRODUCT_LABEL = "nvidia.com/gpu.product"
+SHARING_VALUES = ("time-slicing", "mps")
+SERVING_KINDS = frozenset(
+    {
+        "Deployment",
+        "StatefulSet",
+        "ReplicaSet",
+        "ReplicationController",
+        "LeaderWorkerSet",
+        "InferenceService",
+        "ServingRuntime",
+        "ClusterServingRuntime",
+        "LLMInferenceService",
+        "InferenceGraph",
+        "RayService",
+        "NIMService",
+        "Service",  # Knative Serving (a core Service has no pod spec)
+        "Rollout",
+    }
+)
+BATCH_KINDS = frozenset(
+    {
+        "Job",
+        "CronJob",
+        "PyTorchJob",
+        "TFJob",
+        "MPIJob",
+        "XGBoostJob",
+        "PaddleJob",
+        "JAXJob",
+        "TrainJob",
+        "TrainingRuntime",
+        "ClusterTrainingRuntime",
+        "JobSet",
+        "RayJob",
+        "Workflow",
+        "WorkflowTemplate",
+        "ClusterWorkflowTemplate",
+        "CronWorkflow",
+        "Experiment",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class VersionFact:
+    anchor: Anchor
+    label: str
+    version: str  # core version, v0.17.0
+
+
+@dataclass(frozen=True, slots=True)
+class StrategyFact:
+    label: str
+    anchor: Anchor  # the deployment (where a default applies)
+    strategies: tuple  # ((strategy, Anchor), ...) it may run with
+    known: bool  # False: set elsewhere (an external ConfigMap, a config file)
+
+
+@dataclass(frozen=True, slots=True)
+class SharingFact:
+    anchor: Anchor
+    label: str
+    strategy: str  # time-slicing or mps
+    advertised: str
+    replicas: int | None
+    fail_requests_greater_than_one: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GpuUse:
+    anchor: Anchor  # the request (limits entry, else requests entry)
+    pod: str  # identity of the pod spec (file and pointer)
+    workload: str  # "Deployment web, container server"
+    resource: str
+    count: int
+    serving: bool
+    selector: tuple | None  # (Anchor, "nvidia.com/gpu.sharing-strategy=time-slicing")
+
+
+@dataclass(frozen=True, slots=True)
+class MigSelector:
+    anchor: Anchor
+    workload: str
+    operator: str
+    values: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class DraExtendedResource:
+    """A DeviceClass that serves an extended resource through DRA (DRAExtendedResource)."""
+
+    resource: str
+    device_class: str
+
+
+@dataclass
+class DocFacts:
+    versions: list[VersionFact] = field(default_factory=list)
+    strategies: list[StrategyFact] = field(default_factory=list)
+    sharing: list[SharingFact] = field(default_factory=list)
+    uses: list[GpuUse] = field(default_factory=list)
+    mig_selectors: list[MigSelector] = field(default_factory=list)
+    dra_resources: list[DraExtendedResource] = field(default_factory=list)
+
+
+_EMPTY = DocFacts()
+# The last input asked about: every cross-file rule asks in turn about the same one.
+_LAST: tuple[Any, Any, DocFacts] | None = None
+
+
+def for_resource(resource: Resource, ctx: Context) -> DocFacts:
+    """Facts of one resource (the engine's object, so its pod specs are parsed once)."""
+    global _LAST
+    if _LAST is not None and _LAST[0] is resource and _LAST[1] is ctx:
+        return _LAST[2]
+    found = DocFacts()
+    _resource_facts(resource, ctx, found)
+    _LAST = (resource, ctx, found)
+    return found
+
+
+def for_document(doc: Document, ctx: Context) -> DocFacts:
+    """Facts of a document that is not a resource (chart values, a plugin config file)."""
+    global _LAST
+    if recognise.is_resource(doc.data):
+        return _EMPTY
+    if _LAST is not None and _LAST[0] is doc and _LAST[1] is ctx:
+        return _LAST[2]
+    found = DocFacts()
+    _document_facts(doc, ctx, found)
+    _LAST = (doc, ctx, found)
+    return found
+
+
+Pick = Callable[[DocFacts], list]
+
+
+def collected_by(rule: Rule) -> Callable[[Pick], Pick]:
+    """Decorator: ``rule`` collects what ``pick`` keeps of these facts, from resources and
+    from the other documents (values and config files) alike."""
+
+    def register(pick: Pick) -> Pick:
+        # partials of module functions, not closures: rules travel to spawned workers.
+        rule.collect = partial(_picked_from_resource, pick)
+        rule.collect_document = partial(_picked_from_document, pick)
+        return pick
+
+    return register
+
+
+def _picked_from_resource(pick: Pick, resource: Resource, ctx: Context) -> list:
+    return pick(for_resource(resource, ctx))
+
+
+def _picked_from_document(pick: Pick, doc: Document, ctx: Context) -> list:
+    return pick(for_document(doc, ctx))
+
+
+# Non-resource documents: values and config files -----------------------------------------
+
+
+def _document_facts(doc: Document, ctx: Context, found: DocFacts) -> None:
+    placed = recognise.place(doc.data, recognise.values_for(ctx.settings))
+    for where in placed:
+        sub = configs.at_path(doc.data, where.prefix)
+        if not isinstance(sub, dict):
+            continue
+        if where.kind == recognise.DEVICE_PLUGIN_CHART:
+            _device_plugin_values(doc, ctx, where.prefix, sub, found)
+        elif where.kind == recognise.OPERATOR_CHART:
+            view = operator.values_view(sub, where.prefix)
+            _operator(ctx.document_anchor, doc, view, "gpu-operator values", found)
+    for config in configs.document_configs(doc.data, placed):
+        _sharing(lambda p, at="key": ctx.document_anchor(doc, p, at), config, found)
+
+
+def _device_plugin_values(
+    doc: Document, ctx: Context, prefix: tuple, data: dict, found: DocFacts
+) -> None:
+    def anchor(path: tuple, at: str = "key") -> Anchor:
+        return ctx.document_anchor(doc, prefix + path, at)
+
+    label = "nvidia-device-plugin values"
+    tag = values.image_tag(data)
+    version = images.core_version(tag[1]) if tag else None
+    if tag and version:
+        found.versions.append(VersionFact(anchor(tag[0], "value"), label, version))
+    plugin = data.get("devicePlugin")
+    if isinstance(plugin, dict) and plugin.get("enabled") is False:
+        return  # only GFD is deployed
+    here = anchor(())
+    strategy = values.mig_strategy(data)
+    if strategy is not None and isinstance(strategy[1], str):  # the env var beats any config
+        pairs = ((strategy[1], anchor(strategy[0], "value")),)
+        found.strategies.append(StrategyFact(label, here, pairs, True))
+        return  # (a value of another type is dropped by the chart: as if unset)
+    if values.external_config(data):
+        found.strategies.append(StrategyFact(label, here, (), False))
+        return
+    entries = list(
+        configs.document_configs(data, [recognise.Placed(recognise.DEVICE_PLUGIN_CHART, ())])
+    )
+    pairs = tuple(_config_strategy(c, lambda p: anchor(p, "value")) for c in entries)
+    found.strategies.append(StrategyFact(label, here, pairs or (("none", here),), True))
+
+
+def _config_strategy(config: configs.FoundConfig, anchor: Any) -> tuple[str, Anchor]:
+    got = plugin_config.mig_strategy(config.data)
+    value = got[1] if got and isinstance(got[1], str) else "none"
+    return value, anchor(config.path)
+
+
+def _operator(
+    make_anchor: Any, doc: Any, view: operator.OperatorView, label: str, found: DocFacts
+) -> None:
+    def anchor(path: tuple, at: str = "key") -> Anchor:
+        return make_anchor(doc, path, at)
+
+    version = view.field("devicePlugin", "version")
+    core = images.core_version(version[1]) if version else None
+    if version and core:
+        found.versions.append(VersionFact(anchor(version[0], "value"), label, core))
+    if not view.plugin_enabled():
+        return
+    here = anchor(view.prefix)
+    strategy = view.effective_mig_strategy()
+    if strategy is None:
+        found.strategies.append(StrategyFact(label, here, (), False))
+        return
+    set_at = view.mig_strategy()
+    where = anchor(set_at[0], "value") if set_at else here
+    found.strategies.append(StrategyFact(label, here, ((strategy, where),), True))
+
+
+def _sharing(anchor: Any, config: configs.FoundConfig, found: DocFacts) -> None:
+    for item in plugin_config.replicated(config.data):
+        path = config.path if config.embedded else config.path + item.path
+        found.sharing.append(
+            SharingFact(
+                anchor(path),
+                config.label,
+                item.strategy,
+                item.advertised,
+                item.replicas,
+                item.fail_requests_greater_than_one,
+            )
+        )
+
+
+# Resources: plugin DaemonSets, ClusterPolicies, ConfigMaps, workloads ----------------------
+
+
+def _resource_facts(resource: Resource, ctx: Context, found: DocFacts) -> None:
+    view = operator.cluster_policy(resource)
+    if view is not None:
+        label = f"ClusterPolicy {resource.name}"
+        _operator(lambda _d, p, at="key": ctx.anchor(resource, p, at=at), None, view, label, found)
+        return
+    for config in configs.resource_configs(resource):
+        _sharing(lambda p, at="key": ctx.anchor(resource, p, at=at), config, found)
+    if resource.kind == "ConfigMap":
+        return
+    if resource.kind == "DeviceClass" and resource.api_version.startswith("resource.k8s.io/"):
+        spec = resource.obj.get("spec")
+        name = spec.get("extendedResourceName") if isinstance(spec, dict) else None
+        if isinstance(name, str):
+            found.dra_resources.append(DraExtendedResource(name, resource.name))
+        return
+    _plugin_facts(resource, ctx, found)
+    for pod in resource.pod_specs:
+        if not infra.is_infra_pod(pod):
+            _workload_facts(resource, pod, ctx, found)
+
+
+def _plugin_facts(resource: Resource, ctx: Context, found: DocFacts) -> None:
+    for container in containers.plugin_containers(resource):
+        label = f"{resource.kind} {resource.name}"
+        image_anchor = ctx.anchor(resource, container.path + ("image",), container.name, "value")
+        if images.image_kind(container.image) == images.DEVICE_PLUGIN:
+            version = images.core_version(images.split_image(container.image)[1])
+            if version:
+                found.versions.append(VersionFact(image_anchor, label, version))
+        if not containers.runs_plugin(container):
+            continue
+        sites = containers.strategy_sites(container)
+        flag = [s for s in sites if s.how == containers.FLAG]
+        chosen = (flag or sites)[-1:] if sites else []
+        if chosen:
+            site = chosen[0]
+            known = isinstance(site.value, str)
+            at = ctx.anchor(resource, site.path, container.name, site.at)
+            pairs = ((site.value, at),) if known else ()
+            found.strategies.append(StrategyFact(label, image_anchor, pairs, known))
+        elif _has_config_file(container):
+            found.strategies.append(StrategyFact(label, image_anchor, (), False))
+        else:
+            found.strategies.append(
+                StrategyFact(label, image_anchor, (("none", image_anchor),), True)
+            )
+
+
+def _has_config_file(container: Container) -> bool:
+    env = container.data.get("env")
+    if isinstance(env, list) and any(
+        isinstance(e, dict) and e.get("name") == "CONFIG_FILE" for e in env
+    ):
+        return True
+    words = [
+        w for f in ("command", "args") for w in (container.data.get(f) or []) if isinstance(w, str)
+    ]
+    return any("--config-file" in w for w in words)
+
+
+def is_serving(resource: Resource, pod: PodSpec) -> bool:
+    if resource.kind in SERVING_KINDS:
+        return True
+    if resource.kind in BATCH_KINDS or resource.kind == "DaemonSet":
+        return False
+    return any(
+        c.data.get("readinessProbe") or c.data.get("ports") for c in pod.regular_containers()
+    )
+
+
+def sharing_selector(requirements: list) -> tuple[tuple, str] | None:
+    """(path in the pod spec, text) of a requirement that lands the pod on shared GPUs."""
+    for req in requirements:
+        if req.key == SHARING_LABEL:
+            if req.operator == "In" and req.values and all(v in SHARING_VALUES for v in req.values):
+                return req.path, f"{SHARING_LABEL}={'|'.join(req.values)}"
+            if req.operator == "NotIn" and "none" in req.values:
+                return req.path, f"{SHARING_LABEL} not none"
+        shared_products = req.values and all(v.endswith("-SHARED") for v in req.values)
+        if req.key == PRODUCT_LABEL and req.operator == "In" and shared_products:
+            return req.path, f"{PRODUCT_LABEL}={'|'.join(req.values)}"
+    return None
+
+
+def _workload_facts(resource: Resource, pod: PodSpec, ctx: Context, found: DocFacts) -> None:
+    requirements = scheduling.label_requirements(pod.spec)
+    for req in requirements:
+        if req.key == MIG_STRATEGY_LABEL:
+            found.mig_selectors.append(
+                MigSelector(
+                    ctx.anchor(resource, pod.path + req.path),
+                    f"{resource.kind} {resource.name}",
+                    req.operator,
+                    req.values,
+                )
+            )
+    if not pod.requests_gpu:
+        return
+    serving = is_serving(resource, pod)
+    selected = sharing_selector(requirements)
+    selector = (ctx.anchor(resource, pod.path + selected[0]), selected[1]) if selected else None
+    pod_id = f"{resource.doc.source.path}#{resource.doc.index}{resource.prefix}{pod.path}"
+    for container in pod.containers:
+        if container.is_init and not container.is_sidecar:
+            continue
+        limits = gpu.gpu_entries(container.data, "limits")
+        for name, count in container.gpus.items():
+            # Only what a cross-file rule can use: serving pods (GPU601), more than one
+            # GPU (GPU602), MIG devices (GPU504); anchors cost a walk of the node tree.
+            if not (serving or count > 1 or gpu.is_mig_resource(name)):
+                continue
+            section = "limits" if name in limits else "requests"
+            found.uses.append(
+                GpuUse(
+                    ctx.anchor(
+                        resource, container.path + ("resources", section, name), container.name
+                    ),
+                    pod_id,
+                    f"{resource.kind} {resource.name}, container {container.name}",
+                    name,
+                    count,
+                    serving,
+                    selector,
+                )
+            )
+
+
+def where(anchor: Anchor) -> str:
+    """``values.yaml:3`` for messages."""
+    return f"{anchor.location.file}:{anchor.location.line}"

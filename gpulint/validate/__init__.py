@@ -1,0 +1,1 @@
+"""One JSON Schema layer (local references only) and the schemas gpulint ships."""

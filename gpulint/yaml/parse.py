@@ -1,0 +1,417 @@
+"""Sources -> documents whose every node keeps its line and column.
+
+The fast path composes with ruamel.yaml's C parser (libyaml) and builds plain
+Python values from the node tree in one pass; the node tree is kept so that the
+engine can turn a rule's path into a position only for the nodes that are
+reported. The pure-Python round-trip loader is never used here (21x slower).
+Parse errors are returned as data, never raised.
+
+Hostile input is bounded by construction: nesting is measured before the
+(recursive) C composer sees the text, aliases are counted at the size they
+stand for, tags never construct anything, and unrendered templates are named
+as such instead of producing a cascade of YAML errors.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ruamel.yaml.cyaml import CParser
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.tag import Tag
+
+from gpulint.findings import InputError
+from gpulint.inputs.sources import Source
+from gpulint.yaml.scalars import resolve_plain, resolve_tagged
+
+# Deeper than any Kubernetes object; bounds recursion on hostile input.
+MAX_DEPTH = 400
+# The C composer recurses once per level and overflows the C stack near 20,000
+# levels (a crash, not an exception). Text that might nest deeper than this is
+# measured with the (non-recursive) event parser before it is composed.
+SAFE_NESTING = 2_000
+# Values an alias may expand to in one document before we refuse (billion laughs).
+MAX_ALIAS_EXPANSION = 200_000
+
+# What our resolver gives an untagged scalar, so an explicit ``!!str`` stays distinguishable.
+_IMPLICIT = "tag:gpulint,2026:implicit"
+# Handed to the C composer as objects: ruamel's Node() then skips building a Tag
+# per node, and the builder compares by identity instead of stringifying tags.
+_IMPLICIT_TAG = Tag(suffix=_IMPLICIT)
+_MAP_TAG = Tag(suffix="tag:yaml.org,2002:map")
+_SEQ_TAG = Tag(suffix="tag:yaml.org,2002:seq")
+_SOURCE_COMMENT = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
+_DOCUMENT_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|\Z)", re.MULTILINE)
+# Go template actions only Helm writes (Prometheus and Argo use `{{ $labels }}`,
+# `{{inputs.x}}` in valid YAML strings, which stay ordinary values).
+_HELM_ACTION = re.compile(
+    r"\{\{-?\s*(?:\.(?:Values|Release|Chart|Capabilities|Files|Template)\b"
+    r"|(?:include|template|define|toYaml|tpl|required)\s)"
+)
+_ACTION_LINE = re.compile(r"^[ \t]*\{\{-?\s*(?:if|range|with|end|else|define|template)\b", re.M)
+RENDER_FIRST = (
+    "unrendered template: this file holds Go template placeholders ({{ ... }}) and is "
+    "not YAML until it is rendered; render it first (helm template CHART | gpulint check -) "
+    "or point gpulint at the chart folder"
+)
+
+
+class _Composer(CParser):
+    """libyaml composer with a resolver that does nothing.
+
+    Tags are resolved later, only for plain scalars, by :func:`resolve_plain`;
+    ruamel's default resolver re-checks the YAML version for every scalar.
+    """
+
+    def resolve(self, kind: type, value: Any, implicit: Any) -> Tag:
+        if kind is ScalarNode:
+            return _IMPLICIT_TAG
+        if kind is MappingNode:
+            return _MAP_TAG
+        return _SEQ_TAG
+
+    def descend_resolver(self, *args: Any) -> None:
+        pass
+
+    def ascend_resolver(self, *args: Any) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class DuplicateKey:
+    path: tuple  # path of the mapping that holds the key twice
+    key: str
+    first_line: int
+    line: int  # 1-based line of the repeated key (the one the API server keeps)
+    column: int
+
+
+@dataclass
+class Document:
+    source: Source
+    index: int  # 0-based position in the stream, counting empty documents
+    data: Any
+    node: Node
+    template: str | None = None  # Helm `# Source:` template path, when known
+    duplicates: list[DuplicateKey] = field(default_factory=list)
+
+    @property
+    def line(self) -> int:
+        return self.node.start_mark.line + 1
+
+
+class ParseFailure(Exception):
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+def _failure(message: str, node: Node) -> ParseFailure:
+    mark = node.start_mark
+    return ParseFailure(message, mark.line + 1, mark.column + 1)
+
+
+class _Builder:
+    """Plain values from one document's node tree, in one pass.
+
+    ``aliases`` is False when the source holds no ``&`` at all: no node can then
+    be reached twice, so the bookkeeping that bounds alias expansion is skipped.
+    """
+
+    def __init__(self, aliases: bool = True) -> None:
+        self._aliases = aliases
+        self._built: dict[int, tuple[Any, int]] = {}
+        self._count = 0  # values built, aliases counted at their full size
+        self._expanded = 0  # the part of _count that aliases stand for
+        # (mapping node, key node, first key node) of keys given twice; paths come later.
+        self._repeated: list[tuple[MappingNode, Node, Node]] = []
+
+    def build(self, node: Node, depth: int) -> Any:
+        kind = type(node)
+        if kind is ScalarNode:
+            self._count += 1
+            if node.ctag is _IMPLICIT_TAG:
+                return node.value if node.style else resolve_plain(node.value)
+            return resolve_tagged(str(node.ctag), node.value)
+        if depth > MAX_DEPTH:
+            raise _failure(f"nesting deeper than {MAX_DEPTH} levels", node)
+        if self._aliases:
+            seen = self._built.get(id(node))
+            if seen is not None:
+                # An alias: share the value already built, but bound what it stands for.
+                value, size = seen
+                self._count += size
+                self._expanded += size
+                if self._expanded > MAX_ALIAS_EXPANSION:
+                    # Aliases share the anchored node, so this points at the anchor.
+                    raise _failure(
+                        f"aliases of the anchor here expand the document to more than "
+                        f"{MAX_ALIAS_EXPANSION} values (an alias bomb?); refusing to expand",
+                        node,
+                    )
+                return value
+        before = self._count
+        if kind is MappingNode:
+            value = self._mapping(node, depth)
+        else:
+            build = self.build
+            value = [build(item, depth + 1) for item in node.value]
+        self._count += 1
+        if self._aliases:
+            self._built[id(node)] = (value, self._count - before)
+        return value
+
+    def _mapping(self, node: MappingNode, depth: int) -> dict:
+        result: dict[str, Any] = {}
+        merges: list[Node] = []
+        build = self.build
+        depth += 1
+        for key_node, value_node in node.value:
+            if type(key_node) is not ScalarNode:
+                what = "mapping" if isinstance(key_node, MappingNode) else "sequence"
+                raise _failure(f"a mapping key must be a scalar, not a {what}", key_node)
+            key = key_node.value
+            if key == "<<" and not key_node.style:
+                merges.append(value_node)
+                continue
+            if key in result:
+                self._repeat(node, key_node)
+            result[key] = build(value_node, depth)
+        for merge in merges:  # YAML 1.1 merge keys: explicit keys win
+            sources = merge.value if isinstance(merge, SequenceNode) else [merge]
+            for src in sources:
+                merged = build(src, depth)
+                if isinstance(merged, dict):
+                    for k, v in merged.items():
+                        result.setdefault(k, v)
+        return result
+
+    def _repeat(self, node: MappingNode, key_node: Node) -> None:
+        first = next(k for k, _v in node.value if k.value == key_node.value)
+        self._repeated.append((node, key_node, first))
+
+    def duplicates(self, root: Node) -> list[DuplicateKey]:
+        if not self._repeated:
+            return []
+        paths = _paths_to({id(m) for m, _k, _f in self._repeated}, root)
+        return [
+            DuplicateKey(
+                paths.get(id(mapping), ()),
+                key.value,
+                first.start_mark.line + 1,
+                key.start_mark.line + 1,
+                key.start_mark.column + 1,
+            )
+            for mapping, key, first in self._repeated
+        ]
+
+
+def _paths_to(wanted: set[int], root: Node) -> dict[int, tuple]:
+    """Path of each wanted node (by id): one walk, only when a document repeats a key."""
+    found: dict[int, tuple] = {}
+    visited: set[int] = set()
+    stack: list[tuple[Node, tuple]] = [(root, ())]
+    while stack and len(found) < len(wanted):
+        node, path = stack.pop()
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        if id(node) in wanted:
+            found[id(node)] = path
+        if isinstance(node, MappingNode):
+            for key, value in node.value:
+                if isinstance(key, ScalarNode) and not isinstance(value, ScalarNode):
+                    stack.append((value, path + (key.value,)))
+        elif isinstance(node, SequenceNode):
+            for i, item in enumerate(node.value):
+                if not isinstance(item, ScalarNode):
+                    stack.append((item, path + (i,)))
+    return found
+
+
+def _error_position(exc: YAMLError, text: str) -> tuple[int, int]:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is not None:
+        return mark.line + 1, mark.column + 1
+    offset = getattr(exc, "position", None)  # a ReaderError: a byte offset into the UTF-8
+    if isinstance(offset, int) and offset >= 0:
+        before = text.encode("utf-8", "surrogatepass")[:offset]
+        start = before.rfind(b"\n") + 1
+        return before.count(b"\n") + 1, len(before[start:].decode("utf-8", "ignore")) + 1
+    return 1, 1
+
+
+def _error_message(exc: YAMLError, text: str, line: int, column: int) -> str:
+    if isinstance(exc, MarkedYAMLError):
+        parts = [p for p in (exc.context, exc.problem) if p]
+        message = "invalid YAML: " + ", ".join(parts) if parts else ""
+    else:
+        message = ""
+    if not message:
+        message = "invalid YAML: " + str(exc).splitlines()[0]
+    rows = text.split("\n", line)
+    row = rows[line - 1] if len(rows) >= line else ""
+    if row[column - 1 : column] == "\t":
+        message += " (a tab: YAML indents with spaces only)"
+    return message
+
+
+def _templates_by_line(text: str) -> list[tuple[int, str]]:
+    """(0-based line, template) of every Helm ``# Source:`` comment, in order."""
+    if "# Source: " not in text:
+        return []
+    found = []
+    line, counted = 0, 0
+    for match in _SOURCE_COMMENT.finditer(text):
+        line += text.count("\n", counted, match.start())  # incremental: linear in the text
+        counted = match.start()
+        found.append((line, match.group(1)))
+    return found
+
+
+def _position(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def unrendered_template(text: str) -> tuple[int, int] | None:
+    """Line and column of the first Helm template action, if the text has one."""
+    if "{{" not in text:
+        return None
+    match = _HELM_ACTION.search(text)
+    return _position(text, match.start()) if match else None
+
+
+def _placeholder(text: str) -> tuple[int, int] | None:
+    """Line and column of the first ``{{`` (any Go template), if any."""
+    offset = text.find("{{")
+    return None if offset < 0 else _position(text, offset)
+
+
+def _near_placeholder(text: str, line: int) -> bool:
+    """Whether a failure at ``line`` comes from Go template placeholders: one on that line
+    or the three before it, or a template action alone on a line (``{{- if ... }}``)."""
+    rows = text.split("\n", line)[max(line - 4, 0) : line]
+    if any("{{" in row for row in rows):
+        return True
+    return _ACTION_LINE.search(text) is not None
+
+
+def _may_nest_deeper(text: str, limit: int) -> bool:
+    """A cheap upper bound on nesting; False means the text certainly stays within ``limit``.
+
+    A flow level needs an opening bracket in its document; a block level needs
+    one more column of indentation or an indicator on its line, so block depth
+    is at most about twice the longest line.
+    """
+    if len(text) <= limit:
+        return False
+    budget = limit - 2 * (max(map(len, text.split("\n"))) + 2)
+    if budget <= 0:
+        return True
+    start = 0
+    for match in _DOCUMENT_MARKER.finditer(text):
+        if text.count("[", start, match.start()) + text.count("{", start, match.start()) > budget:
+            return True
+        start = match.start()
+    return text.count("[", start) + text.count("{", start) > budget
+
+
+def _check_nesting(text: str) -> None:
+    """Refuse text nesting deeper than MAX_DEPTH before the recursive C composer sees it."""
+    if not _may_nest_deeper(text, SAFE_NESTING):
+        return
+    scanner = _Composer(text)
+    depth = 0
+    try:
+        while scanner.check_event():
+            event = scanner.get_event()
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    mark = event.start_mark
+                    raise ParseFailure(
+                        f"nesting deeper than {MAX_DEPTH} levels", mark.line + 1, mark.column + 1
+                    )
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+    except YAMLError:
+        return  # composing reports the error at the same place, before nesting deeper
+    finally:
+        scanner.dispose()
+
+
+def parse(source: Source) -> tuple[list[Document], list[InputError]]:
+    """Every non-empty document of a source, and the error that stopped parsing, if any."""
+    errors: list[InputError] = []
+    return list(documents(source, errors)), errors
+
+
+def documents(source: Source, errors: list[InputError]) -> Iterator[Document]:
+    """The non-empty documents of a source, one at a time; the error that stops parsing,
+    if any, is appended to ``errors`` after the documents before it.
+
+    One at a time, so that a consumer that drops each document when done holds one
+    node tree, not a whole file's.
+    """
+    text = source.text
+    helm = unrendered_template(text)
+    if helm is not None:
+        errors.append(InputError(source.path, RENDER_FIRST, *helm))
+        return
+    try:
+        _check_nesting(text)
+        yield from _iter_documents(source)
+    except ParseFailure as exc:
+        placeholder = _placeholder(text) if _near_placeholder(text, exc.line) else None
+        if placeholder is not None:  # a template cascade: say what it is, once
+            errors.append(InputError(source.path, RENDER_FIRST, *placeholder))
+        else:
+            errors.append(InputError(source.path, exc.message, exc.line, exc.column))
+
+
+def _iter_documents(source: Source) -> Iterator[Document]:
+    text = source.text
+    templates = _templates_by_line(text)
+    next_template = 0
+    aliases = "&" in text
+    composer = _Composer(text)
+    index = 0
+    previous_end = -1
+    try:
+        while composer.check_node():
+            node = composer.get_node()
+            start = node.start_mark.line
+            template = None
+            while next_template < len(templates) and templates[next_template][0] <= start:
+                line, name = templates[next_template]
+                if line >= previous_end:
+                    template = name
+                next_template += 1
+            previous_end = node.end_mark.line
+            if type(node) is ScalarNode and not node.style and node.value == "":
+                index += 1  # an empty document (only comments, or `---` alone)
+                continue
+            builder = _Builder(aliases)
+            try:
+                data = builder.build(node, 0)
+            except RecursionError:
+                raise _failure("nesting too deep to read", node) from None
+            yield Document(source, index, data, node, template, builder.duplicates(node))
+            index += 1
+    except YAMLError as exc:
+        line, column = _error_position(exc, text)
+        raise ParseFailure(_error_message(exc, text, line, column), line, column) from None
+    except RecursionError:
+        raise ParseFailure("nesting too deep to read", 1, 1) from None
+    finally:
+        dispose = getattr(composer, "dispose", None)
+        if dispose is not None:
+            dispose()
