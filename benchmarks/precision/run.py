@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -359,6 +360,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.corpus.is_dir():
         print(f"run.py: corpus folder not found: {args.corpus}", file=sys.stderr)
         return 2
+    # gpulint runs from inside each repository folder: a relative path must not depend on that.
+    gpulint = args.gpulint if os.sep not in args.gpulint else str(Path(args.gpulint).resolve())
     repos = [p for p in repositories(args.corpus) if not args.repo or p.name in args.repo]
     missing = set(args.repo) - {p.name for p in repos}
     if missing:
@@ -368,14 +371,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     started = time.perf_counter()
-    runs = [lint(args.gpulint, repo) for repo in repos]
+    runs = [lint(gpulint, repo) for repo in repos]
     elapsed = time.perf_counter() - started
 
     report, unjudged, wrong_firing = changes(runs, table, {run.repo for run in runs})
     if args.summary:
         print(summary(runs, table), end="")
     else:
-        print(f"## gpulint precision: {len(runs)} repositories of {args.corpus}", "")
+        print(f"## gpulint precision: {len(runs)} repositories of {args.corpus}\n")
         print(
             "\n".join(
                 [environment_line(runs), "", *tables(runs, table), "", *report, "", *details(runs)]
