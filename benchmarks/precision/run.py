@@ -266,6 +266,15 @@ def summary(runs: list[RepoRun], table: dict[Key, Row]) -> str:
         + (", ".join(f"{code} {count}" for code, count in sorted(notes.items())) or "none")
         + f". Input errors (files gpulint could not read or render): {input_errors}.",
     ]
+    # The wrong ones in full: they are what the rule engineers must silence first.
+    wrong = sorted(
+        (f.key, table[f.key].reason)
+        for run in runs
+        for f in run.findings
+        if verdict_of(f, table) == "wrong"
+    )
+    lines += ["", f"### Judged wrong ({len(wrong)})", ""]
+    lines += [f"- {format_key(key)}: {reason}" for key, reason in wrong]
     failures = [f"- {run.repo}: {run.failure}" for run in runs if run.failure]
     if failures:
         lines += ["", "gpulint failed on:", *failures]
