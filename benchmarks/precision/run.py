@@ -16,179 +16,20 @@ Standard library only: it runs the gpulint it is given, it does not import it.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from judged import UNJUDGED, VERDICTS, Key, Row, TableError, format_key, read_table, write_table
+from lint_corpus import Finding, RepoRun, default_gpulint, lint, repositories
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parents[1]
 DEFAULT_TABLE = HERE / "judged.tsv"
 DEFAULT_CORPUS = PROJECT.parent / "shared" / "corpus"
-HEADER = ("repo", "path", "line", "column", "code", "verdict", "reason")
-VERDICTS = ("real", "wrong", "unactionable")
-UNJUDGED = "?"
-JUDGED_SEVERITIES = ("error", "warning")
-REPO_TIMEOUT_SECONDS = 900
-
-Key = tuple[str, str, int, int, str]
-
-
-@dataclass(frozen=True)
-class Finding:
-    repo: str
-    path: str
-    line: int
-    column: int
-    code: str
-    severity: str
-    message: str
-
-    @property
-    def key(self) -> Key:
-        return (self.repo, self.path, self.line, self.column, self.code)
-
-
-@dataclass(frozen=True)
-class Row:
-    key: Key
-    verdict: str
-    reason: str
-
-
-@dataclass
-class RepoRun:
-    repo: str
-    seconds: float
-    findings: list[Finding] = field(default_factory=list)
-    notes: list[Finding] = field(default_factory=list)
-    input_errors: list[str] = field(default_factory=list)
-    failure: str | None = None  # gpulint crashed or printed no JSON
-    tool_version: str = "?"
-
-
-class TableError(Exception):
-    pass
-
-
-def default_gpulint() -> str:
-    """The gpulint beside this interpreter (the project's venv), else the one on PATH."""
-    beside = Path(sys.executable).parent / "gpulint"
-    if beside.exists():
-        return str(beside)
-    return shutil.which("gpulint") or "gpulint"
-
-
-def repositories(corpus: Path) -> list[Path]:
-    """Repository folders; `_rendered` and other `_`/`.` folders belong to the corpus itself."""
-    return sorted(p for p in corpus.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
-
-
-def clean_path(path: str) -> str:
-    return path[2:] if path.startswith("./") else path
-
-
-def lint(gpulint: str, repo_dir: Path) -> RepoRun:
-    started = time.perf_counter()
-    run = RepoRun(repo=repo_dir.name, seconds=0.0)
-    try:
-        done = subprocess.run(
-            [gpulint, "check", "--format", "json", "."],
-            cwd=repo_dir,
-            capture_output=True,
-            text=True,
-            timeout=REPO_TIMEOUT_SECONDS,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        run.failure = f"could not run {gpulint}: {exc}"
-        run.seconds = time.perf_counter() - started
-        return run
-    run.seconds = time.perf_counter() - started
-    # Exit 0, 1 (findings) and 2 (input errors) all print the report; anything else is a crash.
-    try:
-        report = json.loads(done.stdout)
-    except json.JSONDecodeError:
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        run.failure = f"exit {done.returncode}, no JSON report: {tail}"
-        return run
-    if done.returncode not in (0, 1, 2):
-        run.failure = f"exit {done.returncode}"
-    run.tool_version = str(report.get("tool", {}).get("version", "?"))
-    for item in report.get("findings", []):
-        if item.get("suppressed"):
-            continue  # the owners silenced it on purpose: gpulint does not report it
-        finding = Finding(
-            repo=run.repo,
-            path=clean_path(item["path"]),
-            line=int(item["line"]),
-            column=int(item["column"]),
-            code=item["code"],
-            severity=item["severity"],
-            message=" ".join(item["message"].split()),
-        )
-        (run.findings if finding.severity in JUDGED_SEVERITIES else run.notes).append(finding)
-    for error in report.get("errors", []):
-        place = ":".join(
-            str(error[k]) for k in ("path", "line", "column") if error.get(k) is not None
-        )
-        run.input_errors.append(
-            f"{clean_path(place)}: {' '.join(str(error.get('message', '')).split())}"
-        )
-    return run
-
-
-def read_table(path: Path) -> dict[Key, Row]:
-    if not path.exists():
-        return {}
-    rows: dict[Key, Row] = {}
-    lines = path.read_text(encoding="utf-8").splitlines()
-    if not lines or tuple(lines[0].split("\t")) != HEADER:
-        raise TableError(f"{path}:1: the header must be: {chr(9).join(HEADER)}")
-    for number, text in enumerate(lines[1:], start=2):
-        if not text.strip():
-            continue
-        cells = text.split("\t")
-        if len(cells) != len(HEADER):
-            raise TableError(
-                f"{path}:{number}: {len(cells)} tab-separated cells, expected {len(HEADER)}"
-            )
-        repo, file, line, column, code, verdict, reason = cells
-        if verdict not in (*VERDICTS, UNJUDGED):
-            raise TableError(
-                f"{path}:{number}: verdict {verdict!r} is not one of {', '.join(VERDICTS)} or ?"
-            )
-        if not line.isdigit() or not column.isdigit():
-            raise TableError(
-                f"{path}:{number}: line and column must be numbers, got {line!r} and {column!r}"
-            )
-        key: Key = (repo, file, int(line), int(column), code)
-        if key in rows:
-            raise TableError(f"{path}:{number}: a second row for {format_key(key)}")
-        if verdict != UNJUDGED and not reason.strip():
-            raise TableError(f"{path}:{number}: a verdict needs its one-line reason")
-        rows[key] = Row(key=key, verdict=verdict, reason=reason.strip())
-    return rows
-
-
-def write_table(path: Path, rows: dict[Key, Row]) -> None:
-    out = ["\t".join(HEADER)]
-    for key in sorted(rows):
-        row = rows[key]
-        repo, file, line, column, code = key
-        reason = " ".join(row.reason.replace("\t", " ").split())
-        out.append("\t".join((repo, file, str(line), str(column), code, row.verdict, reason)))
-    path.write_text("\n".join(out) + "\n", encoding="utf-8")
-
-
-def format_key(key: Key) -> str:
-    repo, file, line, column, code = key
-    return f"{repo}/{file}:{line}:{column} {code}"
 
 
 def verdict_of(finding: Finding, table: dict[Key, Row]) -> str:

@@ -1,0 +1,109 @@
+"""Run gpulint on each repository folder of the corpus, as its owners would."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judged import Key
+
+JUDGED_SEVERITIES = ("error", "warning")
+REPO_TIMEOUT_SECONDS = 900
+
+
+@dataclass(frozen=True)
+class Finding:
+    repo: str
+    path: str
+    line: int
+    column: int
+    code: str
+    severity: str
+    message: str
+
+    @property
+    def key(self) -> Key:
+        return (self.repo, self.path, self.line, self.column, self.code)
+
+
+@dataclass
+class RepoRun:
+    repo: str
+    seconds: float
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[Finding] = field(default_factory=list)
+    input_errors: list[str] = field(default_factory=list)
+    failure: str | None = None  # gpulint crashed or printed no JSON
+    tool_version: str = "?"
+
+
+def default_gpulint() -> str:
+    """The gpulint beside this interpreter (the project's venv), else the one on PATH."""
+    beside = Path(sys.executable).parent / "gpulint"
+    if beside.exists():
+        return str(beside)
+    return shutil.which("gpulint") or "gpulint"
+
+
+def repositories(corpus: Path) -> list[Path]:
+    """Repository folders; `_rendered` and other `_`/`.` folders belong to the corpus itself."""
+    return sorted(p for p in corpus.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+
+
+def clean_path(path: str) -> str:
+    return path[2:] if path.startswith("./") else path
+
+
+def lint(gpulint: str, repo_dir: Path) -> RepoRun:
+    started = time.perf_counter()
+    run = RepoRun(repo=repo_dir.name, seconds=0.0)
+    try:
+        done = subprocess.run(
+            [gpulint, "check", "--format", "json", "."],
+            cwd=repo_dir,
+            capture_output=True,
+            text=True,
+            timeout=REPO_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        run.failure = f"could not run {gpulint}: {exc}"
+        run.seconds = time.perf_counter() - started
+        return run
+    run.seconds = time.perf_counter() - started
+    # Exit 0, 1 (findings) and 2 (input errors) all print the report; anything else is a crash.
+    try:
+        report = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        run.failure = f"exit {done.returncode}, no JSON report: {tail}"
+        return run
+    if done.returncode not in (0, 1, 2):
+        run.failure = f"exit {done.returncode}"
+    run.tool_version = str(report.get("tool", {}).get("version", "?"))
+    for item in report.get("findings", []):
+        if item.get("suppressed"):
+            continue  # the owners silenced it on purpose: gpulint does not report it
+        finding = Finding(
+            repo=run.repo,
+            path=clean_path(item["path"]),
+            line=int(item["line"]),
+            column=int(item["column"]),
+            code=item["code"],
+            severity=item["severity"],
+            message=" ".join(item["message"].split()),
+        )
+        (run.findings if finding.severity in JUDGED_SEVERITIES else run.notes).append(finding)
+    for error in report.get("errors", []):
+        place = ":".join(
+            str(error[k]) for k in ("path", "line", "column") if error.get(k) is not None
+        )
+        run.input_errors.append(
+            f"{clean_path(place)}: {' '.join(str(error.get('message', '')).split())}"
+        )
+    return run
