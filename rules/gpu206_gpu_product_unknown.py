@@ -14,7 +14,8 @@ KServe's `serving.kserve.io/gke-accelerator` annotation, which becomes a
 `cloud.google.com/gke-accelerator` node selector, is checked the same way.
 The GPU feature discovery suffixes `-MIG-<profile>` and `-SHARED` are understood.
 A well-formed value that matches nothing gpulint knows is left alone: it may be
-a GPU newer than gpulint's catalog.
+a GPU newer than gpulint's catalog; so is a placeholder (`${GPU_PRODUCT}`,
+`{{workflow.parameters.gpu}}`) that is filled in later.
 
 ## Why it matters
 Label values match exactly. A pod that selects a product no node reports stays
@@ -96,6 +97,7 @@ from gpulint.model.gpu_labels import (
     suggest_gke_accelerators,
     suggest_products,
 )
+from gpulint.model.placeholders import is_placeholder
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import label_requirements
 from gpulint.rules.registry import Report, Rule
@@ -114,6 +116,8 @@ rule = Rule(
 
 def _advice(key: str, value: str) -> str | None:
     """A did-you-mean for an unknown value, or None when the value is known or unplaceable."""
+    if is_placeholder(value):
+        return None  # filled in later: the rendered value is what counts
     gke = catalog.gke_accelerators()
     if key == PRODUCT:
         if catalog.is_known_product(value):

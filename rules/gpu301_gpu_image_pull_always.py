@@ -1,6 +1,8 @@
 """
 ## What it checks
-A container holding GPUs with `imagePullPolicy: Always`.
+A container holding GPUs with `imagePullPolicy: Always`. An image without a
+tag or on `latest` is reported once, by GPU302 (pinning it is the first fix,
+and its message names the pull policy).
 
 ## Why it matters
 GPU images (CUDA, PyTorch, vLLM, Triton) weigh many gigabytes. With `Always`
@@ -55,6 +57,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
+from gpulint.model.images import parse_image
 from gpulint.model.infra import is_infra_container
 from gpulint.model.resource import Resource
 from gpulint.rules.registry import Report, Rule
@@ -78,6 +81,9 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             continue
         if container.data.get("imagePullPolicy") != "Always":
             continue
+        ref = parse_image(container.image)
+        if ref is not None and not ref.pinned:
+            continue  # one root cause, one finding: GPU302 reports the unpinned image
         yield Report(
             container.path + ("imagePullPolicy",),
             f"GPU container {container.name!r} pulls {container.image or 'its image'} on every "

@@ -2,7 +2,11 @@
 ## What it checks
 A container holding GPUs whose image has no tag or the tag `latest`
 (`vllm/vllm-openai`, `pytorch/pytorch:latest`). A digest
-(`@sha256:...`) counts as pinned, with or without a tag.
+(`@sha256:...`) counts as pinned, with or without a tag. An image that is
+still a placeholder (`${IMAGE}`, `<your-registry>/server`,
+`REPLACE_MODEL_SERVER_IMAGE`) is left to whoever fills it in. With
+`imagePullPolicy: Always` as well, this one finding names both (GPU301 stays
+silent: pinning comes first).
 
 ## Why it matters
 GPU images bundle a CUDA runtime that must match the node's driver and a
@@ -90,10 +94,15 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if ref is None or ref.pinned:
             continue
         why = "has no tag" if ref.tag is None else "uses the tag latest"
+        if container.data.get("imagePullPolicy") == "Always":
+            pull = "and imagePullPolicy: Always pulls it again on every start"
+            fix = "pin a version tag or a digest and use IfNotPresent"
+        else:
+            pull = "and the default imagePullPolicy becomes Always"
+            fix = "pin a version tag or a digest"
         yield Report(
             container.path + ("image",),
             f"GPU container {container.name!r} image {container.image!r} {why}; its CUDA and "
-            "framework versions change without notice and the default imagePullPolicy becomes "
-            "Always; pin a version tag or a digest",
+            f"framework versions change without notice {pull}; {fix}",
             container=container.name,
         )

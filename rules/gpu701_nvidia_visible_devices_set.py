@@ -85,6 +85,7 @@ from gpulint.findings import Severity
 from gpulint.model.commands import literal_env
 from gpulint.model.gpu import total_gpus
 from gpulint.model.infra import is_infra_container
+from gpulint.model.placeholders import is_placeholder
 from gpulint.model.resource import Resource
 from gpulint.rules.registry import Report, Rule
 
@@ -112,8 +113,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if entry is None:
             continue
         value, path = entry
-        if value.strip().lower() in HIDING:
-            continue
+        if value.strip().lower() in HIDING or is_placeholder(value):
+            continue  # hides every GPU, or is filled in later (it may say none)
         held = total_gpus(container.gpus)
         sees = "every GPU of the node" if value.strip().lower() == "all" else f"GPUs {value}"
         holds = f"holds {held} GPU(s)" if held else "holds no GPU"

@@ -5,7 +5,9 @@ A container whose `CUDA_VISIBLE_DEVICES` names more devices than it holds
 have (inside a container its GPUs are numbered from 0). Pods that get GPUs
 another way (DRA resource claims, a fractional-GPU scheduler's annotation,
 GPU-sharing resources such as HAMi's) are not checked: their limits do not
-show the devices.
+show the devices; nor are containers that set `NVIDIA_VISIBLE_DEVICES` to
+devices (they see those GPUs, not their allocation: GPU701 reports that
+root cause once).
 
 ## Why it matters
 The device plugin exposes only the allocated GPUs, renumbered from 0.
@@ -73,6 +75,7 @@ from gpulint.model.commands import literal_env
 from gpulint.model.gpu import total_gpus
 from gpulint.model.gpu_use import other_gpu_use
 from gpulint.model.infra import is_infra_container
+from gpulint.model.placeholders import is_placeholder
 from gpulint.model.resource import Container, Resource
 from gpulint.rules.registry import Report, Rule
 
@@ -112,13 +115,21 @@ def _gpus_from_elsewhere(container: Container) -> bool:
     return not pod.requests_gpu and other_gpu_use(pod) is not None
 
 
+def _exposes_devices(env: dict[str, tuple[str, tuple]]) -> bool:
+    entry = env.get("NVIDIA_VISIBLE_DEVICES")
+    return entry is not None and entry[0].strip().lower() not in ("none", "void", "")
+
+
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for container in resource.containers():
         if is_infra_container(container) or _gpus_from_elsewhere(container):
             continue
-        entry = literal_env(container).get(VARIABLE)
-        if entry is None or "$" in entry[0]:
+        env = literal_env(container)
+        if _exposes_devices(env):
+            continue  # GPU701's finding: the container sees other GPUs than it holds
+        entry = env.get(VARIABLE)
+        if entry is None or "$" in entry[0] or is_placeholder(entry[0]):
             continue
         value, path = entry
         devices = _devices(value)

@@ -7,9 +7,12 @@ more than one GPU, when a container runs a distributed launcher (`torchrun`,
 (`--tensor-parallel-size 2`...), or when it is a replicated role (more than
 one replica) of a distributed-training kind (Kubeflow `PyTorchJob`, `MPIJob`,
 `TrainJob`..., `JobSet`, Volcano `Job`). Pods with `hostIPC: true` use the
-node's `/dev/shm` and pass. KubeRay adds the volume to Ray pods itself and
-KServe's `LLMInferenceService` inherits it from its `LLMInferenceServiceConfig`
-templates, so those kinds are not checked.
+node's `/dev/shm` and pass. Kinds whose controller mounts a memory-backed
+`/dev/shm` itself are not checked (the table in `gpulint/model/controllers.py`,
+with its sources): KubeRay's Ray pods, KServe's `LLMInferenceService` (from its
+`LLMInferenceServiceConfig` templates), the Dynamo operator's
+`DynamoGraphDeployment` and `DynamoComponentDeployment`, the NIM operator's
+`NIMService`.
 
 ## Why it matters
 A container's `/dev/shm` is 64 MiB unless something bigger is mounted there,
@@ -78,6 +81,7 @@ from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
 from gpulint.model.commands import command_line
+from gpulint.model.controllers import Adds, adding, api_group
 from gpulint.model.infra import is_infra_container, is_infra_pod
 from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.rules.registry import Report, Rule
@@ -101,25 +105,6 @@ DISTRIBUTED_TRAINING = {
     "jobset.x-k8s.io": {"JobSet"},
     "batch.volcano.sh": {"Job"},
 }
-# Kinds whose controller mounts a memory-backed /dev/shm itself: KubeRay adds "shared-mem"
-# to every Ray container; KServe merges an LLMInferenceService's template onto its
-# LLMInferenceServiceConfig templates, which mount "dshm" (None: every kind of the group).
-SHM_PROVIDED: dict[str, set[str] | None] = {
-    "ray.io": None,
-    "serving.kserve.io": {"LLMInferenceService"},
-}
-
-
-def _group(resource: Resource) -> str:
-    return resource.api_version.rsplit("/", 1)[0] if "/" in resource.api_version else ""
-
-
-def _shm_provided(resource: Resource) -> bool:
-    group = _group(resource)
-    if group not in SHM_PROVIDED:
-        return False
-    kinds = SHM_PROVIDED[group]
-    return kinds is None or resource.kind in kinds
 
 
 def _reason(pod: PodSpec, resource: Resource) -> str | None:
@@ -133,7 +118,10 @@ def _reason(pod: PodSpec, resource: Resource) -> str | None:
         found = line.parallelism
         if found is not None and found.total > 1:
             return f"container {container.name!r} runs {found.describe()}"
-    if resource.kind in DISTRIBUTED_TRAINING.get(_group(resource), ()) and (pod.replicas or 0) > 1:
+    if (
+        resource.kind in DISTRIBUTED_TRAINING.get(api_group(resource.api_version), ())
+        and (pod.replicas or 0) > 1
+    ):
         role = f" role {pod.role!r}" if pod.role else ""
         return f"{resource.kind}{role} runs {pod.replicas} replicas"
     return None
@@ -165,8 +153,8 @@ def _shm_volume(pod: PodSpec, container: Container) -> tuple[bool, str]:
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    if _shm_provided(resource):
-        return
+    if adding(resource, Adds.SHM) is not None:
+        return  # KubeRay, the Dynamo and NIM operators... mount it themselves
     for pod in resource.pod_specs:
         if not pod.requests_gpu or is_infra_pod(pod) or pod.spec.get("hostIPC") is True:
             continue

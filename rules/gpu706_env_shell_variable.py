@@ -75,6 +75,7 @@ from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
 from gpulint.model.infra import is_infra_container
+from gpulint.model.placeholders import is_sole_placeholder
 from gpulint.model.resource import Resource
 from gpulint.rules.registry import Report, Rule
 
@@ -93,9 +94,6 @@ rule = Rule(
 _SHELL_REF = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-# A value that is nothing but one reference is an envsubst placeholder (`value: $HF_TOKEN`):
-# the file is a template filled before it is applied, like `image: ${IMAGE}`.
-_PLACEHOLDER = re.compile(r"^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$")
 # Options handed to a launcher script, which word-splits or evals them
 # (KServe's vLLM launcher runs `eval "vllm serve ... ${VLLM_ADDITIONAL_ARGS}"`).
 _ARGS_NAME = re.compile(r"(?:ARGS|OPTS|OPTIONS|FLAGS)$", re.IGNORECASE)
@@ -104,7 +102,9 @@ _ARGS_NAME = re.compile(r"(?:ARGS|OPTS|OPTIONS|FLAGS)$", re.IGNORECASE)
 def meant_for_a_shell(name: str, value: str) -> bool:
     """Values a shell or envsubst, not the kubelet, is expected to expand."""
     text = value.strip()
-    return bool(_PLACEHOLDER.match(text) or _ARGS_NAME.search(name) or text.startswith("-"))
+    # A value that is nothing but one placeholder (`value: $HF_TOKEN`, `{{ .Values.token }}`):
+    # the file is a template filled before it is applied, like `image: ${IMAGE}`.
+    return bool(is_sole_placeholder(text) or _ARGS_NAME.search(name) or text.startswith("-"))
 
 
 def shell_references(value: str) -> list[str]:

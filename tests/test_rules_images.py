@@ -79,3 +79,47 @@ def test_parse_image(image, expected):
 def test_parse_image_leaves_templates_alone():
     assert parse_image("{{ .Values.image }}") is None
     assert parse_image("") is None
+
+
+def test_latest_with_pull_always_is_one_finding(tmp_path):
+    """One root cause, one finding: GPU302 reports the unpinned image and names the policy."""
+    text = _pod(
+        ("vllm/vllm-openai:latest", "Always", True),
+        ("lmsysorg/sglang", "Always", True),
+        ("nvcr.io/nvidia/tritonserver:24.05-py3", "Always", True),
+    )
+    found = lint(tmp_path, text, "--select", "GPU301,GPU302")
+    assert where(found) == [("GPU302", 8, 7), ("GPU302", 14, 7), ("GPU301", 21, 7)]
+    assert "imagePullPolicy: Always pulls it again on every start" in found[0]["message"]
+    assert "use IfNotPresent" in found[1]["message"]
+
+
+def test_gpu301_still_reports_always_on_a_placeholder_image(tmp_path):
+    # The policy is a value the run knows even when the image is still to be filled in.
+    text = _pod(("<your-registry>/server", "Always", True))
+    found = lint(tmp_path, text, "--select", "GPU301,GPU302")
+    assert where(found) == [("GPU301", 9, 7)]
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        "REPLACE_MODEL_SERVER_IMAGE",
+        "<your-registry>/server",
+        "__IMAGE__",
+        "'{{workflow.parameters.image}}'",
+        "$(IMAGE)",
+        "$IMAGE",
+        "your-registry.example.com/llm/server",
+        "YOUR_IMAGE:latest",
+        "registry.local/app:%VERSION%",
+    ],
+)
+def test_gpu302_leaves_placeholders_alone(tmp_path, image):
+    assert lint(tmp_path, _pod((image, "", True)), "--select", "GPU302") == []
+
+
+@pytest.mark.parametrize("image", ["nvcr.io/nvidia/todo-server", "replace/server:latest"])
+def test_gpu302_words_in_lower_case_are_ordinary_names(tmp_path, image):
+    found = lint(tmp_path, _pod((image, "", True)), "--select", "GPU302")
+    assert where(found) == [("GPU302", 8, 7)]

@@ -154,3 +154,8 @@ def device_plugin() -> dict[str, Any]:
 
 def gpu_operator() -> dict[str, Any]:
     return raw()["gpu_operator"]
+
+
+def gpu_instance_types() -> dict[str, Any]:
+    """Instance-type name forms that come with GPUs, per cloud (``gpu_instance_types``)."""
+    return raw().get("gpu_instance_types") or {}

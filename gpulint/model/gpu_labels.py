@@ -31,6 +31,7 @@ from functools import cache
 from typing import Any
 
 from gpulint import catalog
+from gpulint.model import gpu_label_families, placeholders
 from gpulint.model.gpu import is_gpu_resource
 from gpulint.model.quantity import QuantityError, parse_quantity
 from gpulint.model.scheduling import LabelRequirement
@@ -123,11 +124,23 @@ _MIG_PROFILE_KEY = re.compile(
 
 def is_gpu_label(key: str) -> bool:
     """Whether only GPU nodes carry this label."""
-    return key in _GPU_NODE_KEYS or key.startswith(_GPU_NODE_PREFIXES)
+    return (
+        key in _GPU_NODE_KEYS
+        or key.startswith(_GPU_NODE_PREFIXES)
+        or gpu_label_families.is_family_key(key)
+    )
 
 
 def is_model_key(key: str) -> bool:
-    return key in MODEL_KEYS
+    """GFD's and the clouds' model keys, and every key of a provider's GPU label family."""
+    return key in MODEL_KEYS or gpu_label_families.is_family_key(key)
+
+
+def holds_placeholder(req: LabelRequirement) -> bool:
+    """A requirement whose key or values are still to be filled in (``${GPU_TYPE}``)."""
+    return placeholders.is_placeholder(req.key) or any(
+        placeholders.is_placeholder(v) for v in req.values
+    )
 
 
 _MODEL_TOKEN = re.compile(r"^[a-z]{1,2}[0-9]{1,3}[a-z]?$")  # t4, a100, l40s, a10g, gh200
@@ -148,7 +161,10 @@ def names_model(value: str) -> bool:
 
 def pins_model(req: LabelRequirement) -> bool:
     """A requirement that narrows nodes to GPU models: In (or a numeric bound) on a
-    model key, or In on any key whose values all name a known GPU model."""
+    model key, or In on any key whose values all name a known GPU model. A placeholder
+    value (``{{workflow.parameters.gpu}}``) may name one: it is not judged."""
+    if req.operator == "In" and holds_placeholder(req):
+        return True
     if req.operator == "In" and req.values and all(names_model(v) for v in req.values):
         return True
     if not is_model_key(req.key):
@@ -158,6 +174,8 @@ def pins_model(req: LabelRequirement) -> bool:
 
 def selects_gpu_nodes(req: LabelRequirement) -> bool:
     """A requirement that only GPU nodes can satisfy."""
+    if req.operator == "In" and gpu_label_families.names_gpu_instances(req.key, req.values):
+        return True  # node.kubernetes.io/instance-type: p4d.24xlarge
     if not is_gpu_label(req.key):
         return False
     if req.operator == "In":
@@ -497,6 +515,7 @@ def contradictions(reqs: Sequence[LabelRequirement]) -> list[Contradiction]:
     Only knowledge from the catalog is used; an unknown product or a value
     gpulint cannot compare is never called a contradiction.
     """
+    reqs = [r for r in reqs if not holds_placeholder(r)]  # nothing to compare yet
     found = _same_key_conflicts(reqs)
     if found:
         return found

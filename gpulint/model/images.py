@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from gpulint.model import placeholders
 
-# Beyond template placeholders, characters no image reference holds but scripts and
-# docs fill in later (`$(TAG)`, `<your-registry>`, `%VERSION%`): nothing to judge yet.
-_PLACEHOLDER_MARKS = ("$(", "<", ">", "%")
+# Beyond the placeholders the shared recogniser names, characters no image reference holds
+# (a half-written `<registry`, `${`, `%`): not a reference yet, so nothing to judge.
+_NOT_IN_A_REFERENCE = frozenset("$<>%{}")
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class ImageRef:
 
 
 def is_placeholder(image: str) -> bool:
-    return placeholders.is_placeholder(image) or any(m in image for m in _PLACEHOLDER_MARKS)
+    return placeholders.is_placeholder(image) or not _NOT_IN_A_REFERENCE.isdisjoint(image)
 
 
 def parse_image(image: str) -> ImageRef | None:

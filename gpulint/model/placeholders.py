@@ -1,16 +1,78 @@
-"""Values that still hold a template placeholder.
+"""Values that still hold a placeholder: text someone or something fills in later.
 
-Files rendered later (Helm templates, ``*.tmpl.yaml`` filled by envsubst, the GPU
-Operator's assets) carry such values on purpose: a rule judges the value the
-renderer will write, so it leaves the placeholder alone.
+Files rendered later (Helm templates, ``*.tmpl.yaml`` filled by envsubst, Argo workflow
+parameters, the GPU Operator's assets) and samples meant to be edited (``image:
+<your-registry>/server``, ``REPLACE_MODEL_SERVER_IMAGE``) carry such values on purpose.
+A rule judges the value that will be applied, so it says nothing about a placeholder's
+content: not that an image has no tag, that a selector names no GPU model, or that a
+quantity is not a number. This is the one recogniser every rule that reads a value uses.
+
+Recognised, anywhere in a string:
+- template syntaxes: Go/Helm and Argo ``{{ ... }}`` (``{{workflow.parameters.gpus}}``,
+  ``{{inputs.parameters.image}}``), Jinja ``{% ... %}``, envsubst and shell ``${X}`` and
+  ``$X``, the kubelet's and Kustomize's ``$(X)``, ``%X%``, ``@X@`` and ``__X__`` tokens that
+  build scripts replace;
+- angle-bracket placeholders: ``<your-registry>``, ``<none>``, ``<IMAGE>``;
+- marker words: an ALL-CAPS word with a segment such as REPLACE, YOUR, CHANGEME,
+  PLACEHOLDER, TODO, TBD, FIXME, FILL (``REPLACE_MODEL_SERVER_IMAGE``, ``YOUR_IMAGE``),
+  the Operator assets' ``FILLED BY THE OPERATOR``, and a lower-case ``your-...`` word.
+Ordinary values stay values: ``nvcr.io/nvidia/pytorch:24.05-py3``, ``NVIDIA-A100-SXM4-80GB``,
+``Always``, ``ALL``, ``0,1``, ``TODAY`` and a lone ``$`` or ``<`` in a command are not
+placeholders.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-_MARKS = ("{{", "${", "FILLED BY", "FILLED_BY")
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+
+# Each pattern finds one placeholder; _SOLE matches a value that is nothing else.
+_SYNTAX = (
+    r"\{\{.*?\}\}",  # Go, Helm, Argo, Jinja and Mustache expressions
+    r"\{%.*?%\}",  # Jinja statements
+    rf"\$\{{{_NAME}(?:[:?+=-][^}}]*)?\}}",  # envsubst / shell ${X}, ${X:-default}
+    rf"\$\({_NAME}\)",  # the kubelet's dependent variables, Kustomize vars, Make
+    rf"\${_NAME}",  # envsubst / shell $X
+    r"%[A-Z][A-Z0-9_]*%",  # %VERSION%
+    r"@[A-Z][A-Z0-9_]*@",  # autoconf-style @IMAGE@
+    r"__[A-Z][A-Z0-9_]*?__",  # __IMAGE__
+    r"<[A-Za-z][A-Za-z0-9 _./:-]*>",  # <your-registry>, <none>, <IMAGE>
+    r"FILLED[ _]BY",  # the GPU Operator's asset placeholders
+)
+_ANY = re.compile("|".join(f"(?:{p})" for p in _SYNTAX))
+_SOLE = re.compile("|".join(f"(?:{p})" for p in _SYNTAX[:-1]))
+
+# An ALL-CAPS word (letters, digits, _ and -) with one of these segments, or one that starts so.
+_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Z0-9][A-Z0-9_-]*(?![A-Za-z0-9])")
+_MARKER_SEGMENTS = frozenset(
+    {"REPLACE", "REPLACEME", "YOUR", "CHANGE", "CHANGEME", "PLACEHOLDER", "TODO", "TBD"}
+    | {"FIXME", "FILL", "FILLME", "XXX", "XXXX"}
+)
+_MARKER_PREFIXES = ("REPLACE", "PLACEHOLDER", "CHANGEME", "YOUR")
+# A lower-case `your-registry`, `your_org`, `yourrepo`: a sample's "put yours here".
+_YOUR = re.compile(r"(?<![a-z0-9])your(?:[-_]|registry|repo|org|image|project|account|name)", re.I)
+
+
+def _marker_word(text: str) -> bool:
+    for match in _WORD.finditer(text):
+        for segment in re.split(r"[_-]+", match.group(0)):
+            if segment in _MARKER_SEGMENTS or segment.startswith(_MARKER_PREFIXES):
+                return True
+    return False
 
 
 def is_placeholder(value: Any) -> bool:
-    return isinstance(value, str) and any(mark in value for mark in _MARKS)
+    """Whether a string value holds a placeholder anywhere (its content is not known yet)."""
+    if not isinstance(value, str):
+        return False
+    return bool(_ANY.search(value) or _YOUR.search(value) or _marker_word(value))
+
+
+def is_sole_placeholder(value: Any) -> bool:
+    """Whether a value is one placeholder and nothing else (``${IMAGE}``, ``{{ .Values.x }}``)."""
+    if not isinstance(value, str):
+        return False
+    text = value.strip()
+    return bool(_SOLE.fullmatch(text)) or bool(_WORD.fullmatch(text) and _marker_word(text))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from gpulint.model import placeholders
+
 DEVICE_PLUGIN = "device-plugin"
 GFD = "gpu-feature-discovery"
 
@@ -44,7 +46,10 @@ def image_kind(image: str) -> str | None:
 
 
 def is_unpinned(image: str) -> bool:
-    """No tag and no digest, or the ``latest`` tag (a digest always pins)."""
+    """No tag and no digest, or the ``latest`` tag (a digest always pins); a placeholder
+    (``<registry>/k8s-device-plugin``, ``${IMAGE}``) is not judged."""
+    if placeholders.is_placeholder(image):
+        return False
     _repo, tag, digest = split_image(image)
     if digest:
         return False

@@ -1,0 +1,96 @@
+"""What ML operators add to the pods they create, so that rules do not ask for it.
+
+A rule that asks a workload for something (a memory-backed ``/dev/shm``, a GPU toleration, a
+node selector) consults this one table first: when the workload's controller adds it to
+every pod it makes, the manifest is right to leave it out. Each entry names the source that
+shows the controller doing so; an operator that only copies what the user writes (LWS,
+JobSet, the Kubeflow training operators, KServe's InferenceService, the NIM operator's
+tolerations) is not listed for that.
+
+Sources:
+- KubeRay: ray-project/kuberay ray-operator/controllers/ray/common/pod.go: ``addEmptyDir(...,
+  SharedMemoryVolumeName "shared-mem", SharedMemoryVolumeMountPath "/dev/shm",
+  StorageMediumMemory)`` on the Ray container of every head and worker pod.
+- KServe: an LLMInferenceService's template is merged onto its LLMInferenceServiceConfig
+  templates (kserve/kserve config/llmisvc), which mount the memory-backed volume ``dshm``.
+- Dynamo: ai-dynamo/dynamo deploy/cloud/operator/internal/dynamo/graph.go
+  ``generateSharedMemoryVolumeAndMount``: an 8Gi ``emptyDir`` with medium Memory at
+  ``/dev/shm`` for every component unless ``sharedMemory.disabled``
+  (docs: "Operator Default Values Injection").
+- NIM operator: NVIDIA/k8s-nim-operator api/apps/v1alpha1/nimservice_types.go ``GetVolumes``
+  and ``GetVolumeMounts``: volume ``dshm`` (emptyDir, medium Memory) at ``/dev/shm``.
+- Kueue: kubernetes-sigs/kueue site/content/en/docs/concepts/resource_flavor.md: when it
+  admits a workload (one labelled ``kueue.x-k8s.io/queue-name``), Kueue adds the
+  ResourceFlavor's ``nodeLabels`` to the pods' node selector and its ``tolerations``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gpulint.model.resource import Resource
+
+
+class Adds(Enum):
+    SHM = "a memory-backed /dev/shm"
+    TOLERATIONS = "tolerations"
+    NODE_SELECTION = "a node selector"
+
+
+@dataclass(frozen=True)
+class Controller:
+    name: str
+    group: str
+    kinds: frozenset[str] | None  # None: every kind of the group
+    adds: frozenset[Adds]
+    label: str | None = None  # the workload label that hands it to the controller
+
+
+CONTROLLERS = (
+    Controller("KubeRay", "ray.io", None, frozenset({Adds.SHM})),
+    Controller(
+        "KServe", "serving.kserve.io", frozenset({"LLMInferenceService"}), frozenset({Adds.SHM})
+    ),
+    Controller(
+        "the Dynamo operator",
+        "nvidia.com",
+        frozenset({"DynamoGraphDeployment", "DynamoComponentDeployment"}),
+        frozenset({Adds.SHM}),
+    ),
+    Controller(
+        "the NIM operator", "apps.nvidia.com", frozenset({"NIMService"}), frozenset({Adds.SHM})
+    ),
+)
+# Controllers picked by a label on the workload, whatever its kind.
+LABELLED = (
+    Controller(
+        "Kueue",
+        "kueue.x-k8s.io",
+        None,
+        frozenset({Adds.TOLERATIONS, Adds.NODE_SELECTION}),
+        label="kueue.x-k8s.io/queue-name",
+    ),
+)
+
+
+def api_group(api_version: str) -> str:
+    """``kubeflow.org`` of ``kubeflow.org/v1``; ``""`` for the core group."""
+    return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+
+
+def adding(resource: Resource, what: Adds) -> Controller | None:
+    """The controller that adds ``what`` to every pod of ``resource``, if one does."""
+    group = api_group(resource.api_version)
+    for controller in CONTROLLERS:
+        if what not in controller.adds or controller.group != group:
+            continue
+        if controller.kinds is None or resource.kind in controller.kinds:
+            return controller
+    labels = resource.labels
+    for controller in LABELLED:
+        if what in controller.adds and controller.label in labels:
+            return controller
+    return None

@@ -1,0 +1,136 @@
+"""Providers' GPU label families, GPU instance types, and placeholders in node selectors
+(GPU201, GPU204, GPU205, GPU206)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpulint.model.gpu_label_families import is_gpu_instance_type, names_gpu_instances
+from tests.conftest import lint, where
+from tests.test_rules_scheduling import gpu_pod
+
+CPU_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  nodeSelector:
+    {key}: {value}
+  containers:
+    - name: app
+      image: busybox:1.36
+"""
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("gpu.nvidia.com/class", "A40"),
+        ("gpu.nvidia.com/class", "RTX_A5000"),
+        ("gpu.nvidia.com/class", "Quadro_RTX_5000"),
+        ("gpu.nvidia.com/model", "RTX_A6000"),
+        ("gpu.nvidia.com/vram", "'24'"),
+        ("karpenter.k8s.aws/instance-gpu-manufacturer", "nvidia"),
+        ("karpenter.k8s.aws/instance-gpu-count", "'8'"),
+        ("karpenter.k8s.aws/instance-gpu-memory", "'81920'"),
+        ("eks.amazonaws.com/instance-gpu-manufacturer", "nvidia"),
+        ("karpenter.azure.com/sku-gpu-name", "A100"),
+    ],
+)
+def test_gpu201_a_provider_family_key_selects_the_gpu(tmp_path, key, value):
+    scheduling = f"  nodeSelector:\n    {key}: {value}"
+    assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201") == []
+
+
+def test_gpu201_family_key_in_an_affinity_expression(tmp_path):
+    scheduling = """\
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions:
+              - {key: gpu.nvidia.com/class, operator: In, values: [A100_PCIE_80GB]}"""
+    assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201") == []
+    # Exists says only that the node has some GPU
+    exists = scheduling.replace("operator: In, values: [A100_PCIE_80GB]", "operator: Exists")
+    found = lint(tmp_path, gpu_pod(exists), "--select", "GPU201")
+    assert where(found) == [("GPU201", 17, 11)]
+    assert "gpu.nvidia.com/class only says the node has a GPU" in found[0]["message"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["'{{workflow.parameters.gpu}}'", "${GPU_PRODUCT}", "REPLACE_WITH_GPU_PRODUCT", "<gpu-type>"],
+)
+def test_placeholder_selector_values_are_not_judged(tmp_path, value):
+    scheduling = f"  nodeSelector:\n    nvidia.com/gpu.product: {value}"
+    assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201,GPU205,GPU206") == []
+    # on a key of its own: it may name a model once filled in
+    own = f"  nodeSelector:\n    example.com/gpu: {value}"
+    assert lint(tmp_path, gpu_pod(own), "--select", "GPU201") == []
+
+
+def test_gpu205_placeholder_is_no_contradiction_but_values_still_are(tmp_path):
+    scheduling = """\
+  nodeSelector:
+    nvidia.com/gpu.product: Tesla-T4
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions:
+              - {key: nvidia.com/gpu.product, operator: In, values: ["${GPU}"]}"""
+    assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU205") == []
+    real = scheduling.replace('"${GPU}"', "NVIDIA-L4")
+    assert [f["code"] for f in lint(tmp_path, gpu_pod(real), "--select", "GPU205")] == ["GPU205"]
+
+
+def test_gpu206_still_suggests_for_a_misspelt_value(tmp_path):
+    scheduling = "  nodeSelector:\n    nvidia.com/gpu.product: TESLA-T4"
+    found = lint(tmp_path, gpu_pod(scheduling), "--select", "GPU206")
+    assert where(found) == [("GPU206", 7, 29)]
+
+
+@pytest.mark.parametrize(
+    ("value", "gpu"),
+    [
+        ("p4d.24xlarge", True),
+        ("g6e.xlarge", True),
+        ("g4dn.xlarge", True),
+        ("a2-highgpu-1g", True),
+        ("g2-standard-8", True),
+        ("Standard_NC24ads_A100_v4", True),
+        ("Standard_ND96asr_v4", True),
+        ("VM.GPU.A10.1", True),
+        ("BM.GPU4.8", True),
+        ("m5.large", False),
+        ("c6i.xlarge", False),
+        ("n2-standard-8", False),
+        ("Standard_D16s_v5", False),
+        ("VM.Standard.E4.Flex", False),
+        ("gd-8xh100ib-i128", False),  # CoreWeave's own instance IDs: not in the table
+    ],
+)
+def test_gpu_instance_types(value, gpu):
+    assert is_gpu_instance_type(value) is gpu
+
+
+def test_instance_families():
+    assert names_gpu_instances("karpenter.k8s.aws/instance-family", ("p5", "g6"))
+    assert not names_gpu_instances("karpenter.k8s.aws/instance-family", ("p5", "m5"))
+    assert not names_gpu_instances("example.com/instance", ("p5",))
+
+
+def test_gpu204_a_gpu_instance_type_selects_gpu_nodes(tmp_path):
+    text = CPU_POD.format(key="node.kubernetes.io/instance-type", value="p4d.24xlarge")
+    found = lint(tmp_path, text, "--select", "GPU204")
+    assert where(found) == [("GPU204", 7, 5)]
+    cpu = CPU_POD.format(key="node.kubernetes.io/instance-type", value="m5.large")
+    assert lint(tmp_path, cpu, "--select", "GPU204") == []
+
+
+def test_gpu201_instance_types_outside_the_table_still_count(tmp_path):
+    # CoreWeave names its instance types itself: a machine type comes with its GPU
+    scheduling = "  nodeSelector:\n    node.kubernetes.io/instance-type: gd-8xh100ib-i128"
+    assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201") == []
