@@ -2,7 +2,8 @@
 ## What it checks
 A container that sets the same GPU resource under both `resources.requests` and
 `resources.limits` with different values (compared as quantities, so `1` and
-`"1"` are equal).
+`"1"` are equal). A request or limit that is not a whole non-negative number is
+GPU103's finding alone.
 
 ## Why it matters
 Extended resources cannot be overcommitted, so the API server requires the
@@ -56,6 +57,7 @@ or drop the request and keep only the limit.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
@@ -76,6 +78,10 @@ rule = Rule(
 )
 
 
+def _whole(quantity: Fraction) -> bool:
+    return quantity >= 0 and quantity.denominator == 1
+
+
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for container in resource.containers():
@@ -87,6 +93,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             request, limit = as_fraction(requested), as_fraction(limits[name])
             if request is None or limit is None or request == limit:
                 continue  # invalid quantities are GPU103's
+            if not (_whole(request) and _whole(limit)):
+                continue  # one root cause, one finding: GPU103 reports the fraction or the sign
             yield Report(
                 container.path + ("resources", "requests", name),
                 f"{name} request {format_quantity(request)} differs from its limit "

@@ -13,6 +13,9 @@ reports, and that is close to one that does:
 KServe's `serving.kserve.io/gke-accelerator` annotation, which becomes a
 `cloud.google.com/gke-accelerator` node selector, is checked the same way.
 The GPU feature discovery suffixes `-MIG-<profile>` and `-SHARED` are understood.
+A provider's own GPU label with a documented list of values (CoreWeave's
+`gpu.nvidia.com/class`: `A40`, `RTX_A5000`...) is reported only when the value
+differs from a listed one by case or separators (`rtx-a5000`).
 A well-formed value that matches nothing gpulint knows is left alone: it may be
 a GPU newer than gpulint's catalog; so is a placeholder (`${GPU_PRODUCT}`,
 `{{workflow.parameters.gpu}}`) that is filled in later.
@@ -90,6 +93,7 @@ from typing import TYPE_CHECKING
 
 from gpulint import catalog
 from gpulint.findings import Severity
+from gpulint.model.gpu_label_families import known_values, suggest_value
 from gpulint.model.gpu_labels import (
     GKE_ACCELERATOR,
     PRODUCT,
@@ -141,6 +145,13 @@ def _advice(key: str, value: str) -> str | None:
     return f"did you mean {_either(found)}?" if found else None
 
 
+def _family_advice(key: str, value: str) -> str | None:
+    if is_placeholder(value):
+        return None
+    found = suggest_value(key, value)
+    return f"did you mean {_either(found)}?" if found else None
+
+
 def _either(values: list[str]) -> str:
     shown = values[:6]
     more = f" (and {len(values) - len(shown)} more)" if len(values) > len(shown) else ""
@@ -165,10 +176,16 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         )
     for pod in resource.pod_specs:
         for req in label_requirements(pod.spec):
-            if req.key not in (PRODUCT, GKE_ACCELERATOR) or req.operator != "In":
+            if req.operator != "In":
+                continue
+            if req.key in (PRODUCT, GKE_ACCELERATOR):
+                judge = _advice
+            elif known_values(req.key):
+                judge = _family_advice
+            else:
                 continue
             for index, value in enumerate(req.values):
-                advice = _advice(req.key, value)
+                advice = judge(req.key, value)
                 if advice is None:
                     continue
                 # A nodeSelector entry is reported at its value; an expression at that value.

@@ -44,6 +44,19 @@ def test_gpu401_latest_and_untagged_plugin_and_gfd_images(tmp_path):
     assert found[0]["severity"] == "error"
 
 
+def test_gpu401_leaves_placeholder_images_alone(tmp_path):
+    text = "---\n".join(
+        [
+            _daemonset("<your-registry>/k8s-device-plugin", "a"),
+            _daemonset("${REGISTRY}/k8s-device-plugin", "b"),
+            _daemonset("__REGISTRY__/nvidia/k8s-device-plugin", "c"),
+            _daemonset("registry.local/nvidia/k8s-device-plugin", "d"),
+        ]
+    )
+    found = lint(tmp_path, text, "--select", "GPU401")
+    assert where(found) == [("GPU401", 51, 16)]
+
+
 def test_gpu401_values_and_operator(tmp_path, write):
     write("dp/values.yaml", "migStrategy: none\nimage:\n  tag: latest\n")
     write(

@@ -134,3 +134,19 @@ def test_gpu201_instance_types_outside_the_table_still_count(tmp_path):
     # CoreWeave names its instance types itself: a machine type comes with its GPU
     scheduling = "  nodeSelector:\n    node.kubernetes.io/instance-type: gd-8xh100ib-i128"
     assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201") == []
+
+
+def test_gpu206_coreweave_class_misspelt_by_case_or_separators(tmp_path):
+    scheduling = """\
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions:
+              - key: gpu.nvidia.com/class
+                operator: In
+                values: [rtx-a5000, A40, H200_NVL, "${CLASS}"]"""
+    found = lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201,GPU206")
+    # a documented class, a class gpulint does not list and a placeholder pass; GPU201 is silent
+    assert where(found) == [("GPU206", 13, 26)]
+    assert "'rtx-a5000' matches no GPU node: did you mean RTX_A5000?" in found[0]["message"]

@@ -504,3 +504,29 @@ def test_gpu103_leaves_template_placeholders_to_the_renderer(tmp_path):
         "GPU103",
     )
     assert where(found) == [("GPU103", 12, 31)]
+
+
+def test_gpu103_placeholders_of_every_syntax_and_gpu102_defers_to_it(tmp_path):
+    text = """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: p}
+        spec:
+          containers:
+            - name: a
+              image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+              resources:
+                limits:
+                  nvidia.com/gpu: "{{workflow.parameters.gpus}}"
+                  amd.com/gpu: $(GPUS)
+                  gpu.intel.com/i915: <gpus>
+            - name: b
+              image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+              resources:
+                requests: {nvidia.com/gpu: 0.5}
+                limits: {nvidia.com/gpu: 1}
+        """
+    found = lint(tmp_path, text, "--select", "GPU102,GPU103")
+    # one root cause, one finding: the fraction (GPU103), not also the mismatch (GPU102)
+    assert where(found) == [("GPU103", 16, 36)]
+    assert "0.5 must be an integer" in found[0]["message"]

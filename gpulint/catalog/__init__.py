@@ -159,3 +159,7 @@ def gpu_operator() -> dict[str, Any]:
 def gpu_instance_types() -> dict[str, Any]:
     """Instance-type name forms that come with GPUs, per cloud (``gpu_instance_types``)."""
     return raw().get("gpu_instance_types") or {}
+
+
+def coreweave_gpu_classes() -> tuple[str, ...]:
+    return tuple(str(v) for v in raw().get("coreweave_gpu_classes") or ())

@@ -125,3 +125,25 @@ def names_gpu_instances(key: str, values: tuple[str, ...]) -> bool:
     if key in INSTANCE_FAMILY_KEYS:
         return all(is_gpu_instance_family(v) for v in values)
     return False
+
+
+# Keys with a known list of values, for a did-you-mean (GPU206).
+COREWEAVE_CLASS = "gpu.nvidia.com/class"
+_SEPARATORS = re.compile(r"[\s_-]+")
+
+
+def _normal(value: str) -> str:
+    return _SEPARATORS.sub("_", value.strip()).lower()
+
+
+def known_values(key: str) -> tuple[str, ...]:
+    """The values a provider documents for ``key`` (empty: gpulint has no list)."""
+    return catalog.coreweave_gpu_classes() if key == COREWEAVE_CLASS else ()
+
+
+def suggest_value(key: str, value: str) -> list[str]:
+    """Documented values that ``value`` misspells by case or separators (``rtx-a5000``)."""
+    known = known_values(key)
+    if value in known:
+        return []
+    return [k for k in known if _normal(k) == _normal(value)]
