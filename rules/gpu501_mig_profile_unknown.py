@@ -88,6 +88,7 @@ from gpulint.findings import Severity
 from gpulint.model.dra import GPU_DRIVER, cel_expressions, extended_resource_name, is_dra_object
 from gpulint.model.gpu import MIG_PREFIX, mig_profile
 from gpulint.model.mig import gpu_name, mig_entries, suggest_profiles
+from gpulint.model.placeholders import is_placeholder
 from gpulint.model.resource import Resource
 from gpulint.rules.registry import Report, Rule
 
@@ -129,6 +130,8 @@ def _attribute(resource_profile: str) -> str:
 
 
 def _profile_unknown(profile: str) -> bool:
+    if is_placeholder(profile):
+        return False  # `nvidia.com/mig-${PROFILE}`: filled in later
     return profile not in catalog.mig_profiles() and profile not in catalog.mig_resource_profiles()
 
 

@@ -91,7 +91,7 @@ from typing import TYPE_CHECKING
 from gpulint.findings import Severity
 from gpulint.model import workloads
 from gpulint.model.crds import RAY_CLUSTER_SPEC
-from gpulint.model.gpu import as_fraction, total_gpus
+from gpulint.model.gpu import as_fraction, count_unknown, total_gpus
 from gpulint.model.resource import PodSpec, Resource
 from gpulint.rules.registry import Report, Rule
 
@@ -140,8 +140,8 @@ def _mismatch(
     pod: PodSpec, declared: Fraction, raw: object, role: str
 ) -> tuple[str, str | None] | None:
     ray = pod.regular_containers()[:1]  # KubeRay's Ray container is the first one
-    if not ray:
-        return None
+    if not ray or count_unknown(ray[0].data):
+        return None  # no Ray container, or its GPU count is still a placeholder
     held = total_gpus(ray[0].gpus)
     if declared == held or (held == 0 and not _GPU_IMAGE.search(ray[0].image.lower())):
         return None

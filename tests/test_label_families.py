@@ -59,33 +59,6 @@ def test_gpu201_family_key_in_an_affinity_expression(tmp_path):
     assert "gpu.nvidia.com/class only says the node has a GPU" in found[0]["message"]
 
 
-@pytest.mark.parametrize(
-    "value",
-    ["'{{workflow.parameters.gpu}}'", "${GPU_PRODUCT}", "REPLACE_WITH_GPU_PRODUCT", "<gpu-type>"],
-)
-def test_placeholder_selector_values_are_not_judged(tmp_path, value):
-    scheduling = f"  nodeSelector:\n    nvidia.com/gpu.product: {value}"
-    assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201,GPU205,GPU206") == []
-    # on a key of its own: it may name a model once filled in
-    own = f"  nodeSelector:\n    example.com/gpu: {value}"
-    assert lint(tmp_path, gpu_pod(own), "--select", "GPU201") == []
-
-
-def test_gpu205_placeholder_is_no_contradiction_but_values_still_are(tmp_path):
-    scheduling = """\
-  nodeSelector:
-    nvidia.com/gpu.product: Tesla-T4
-  affinity:
-    nodeAffinity:
-      requiredDuringSchedulingIgnoredDuringExecution:
-        nodeSelectorTerms:
-          - matchExpressions:
-              - {key: nvidia.com/gpu.product, operator: In, values: ["${GPU}"]}"""
-    assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU205") == []
-    real = scheduling.replace('"${GPU}"', "NVIDIA-L4")
-    assert [f["code"] for f in lint(tmp_path, gpu_pod(real), "--select", "GPU205")] == ["GPU205"]
-
-
 def test_gpu206_still_suggests_for_a_misspelt_value(tmp_path):
     scheduling = "  nodeSelector:\n    nvidia.com/gpu.product: TESLA-T4"
     found = lint(tmp_path, gpu_pod(scheduling), "--select", "GPU206")

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
+from gpulint.model import placeholders
 from gpulint.model.quantity import QuantityError, parse_quantity
 
 NVIDIA_GPU = "nvidia.com/gpu"
@@ -55,6 +56,16 @@ def gpu_entries(container: Mapping[str, Any], section: str) -> dict[str, Any]:
     if not found:
         return {}
     return {str(k): v for k, v in found.items() if is_gpu_resource(str(k))}
+
+
+def count_unknown(container: Mapping[str, Any]) -> bool:
+    """Whether a GPU request or limit is still a placeholder (``${GPUS}``): the container
+    holds GPUs, but how many is known only once the template is filled in."""
+    return any(
+        placeholders.is_placeholder(value)
+        for section in ("requests", "limits")
+        for value in gpu_entries(container, section).values()
+    )
 
 
 def _whole(value: Any) -> int | None:

@@ -173,7 +173,9 @@ def pins_model(req: LabelRequirement) -> bool:
 
 
 def selects_gpu_nodes(req: LabelRequirement) -> bool:
-    """A requirement that only GPU nodes can satisfy."""
+    """A requirement that only GPU nodes can satisfy (a placeholder value may say none)."""
+    if holds_placeholder(req):
+        return False
     if req.operator == "In" and gpu_label_families.names_gpu_instances(req.key, req.values):
         return True  # node.kubernetes.io/instance-type: p4d.24xlarge
     if not is_gpu_label(req.key):
