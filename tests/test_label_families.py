@@ -1,5 +1,4 @@
-"""Providers' GPU label families, GPU instance types, and placeholders in node selectors
-(GPU201, GPU204, GPU205, GPU206)."""
+"""Providers' GPU label families and GPU instance types (GPU201, GPU204, GPU206)."""
 
 from __future__ import annotations
 
