@@ -6,7 +6,9 @@ a GPU taint key (`nvidia.com/gpu` by default, configurable), or a key-less
 effect. Pods that get a GPU some other way are not reported: a Dynamic Resource
 Allocation claim, a GPU-share annotation (`gpu-fraction`, `gpu-memory`) or a
 GPU-sharing resource (`nvidia.com/gpumem`, `volcano.sh/vgpu-number`...).
-DaemonSets (which must run on every node) and GPU infrastructure are exempt.
+DaemonSets (which must run on every node) and GPU infrastructure are exempt, and
+so is a pod that also requires GPU nodes: GPU204 reports that one root cause
+(a pod aimed at GPU nodes without a GPU limit) once.
 
 ## Why it matters
 The GPU taint is what keeps CPU-only pods off GPU nodes. A pod that tolerates it
@@ -79,6 +81,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
+from gpulint.model.gpu_labels import gpu_node_pin
 from gpulint.model.gpu_use import other_gpu_use
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.resource import Resource
@@ -105,6 +108,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for pod in resource.pod_specs:
         if pod.requests_gpu or is_infra_pod(pod) or other_gpu_use(pod):
             continue
+        if gpu_node_pin(pod.spec) is not None:
+            continue  # one root cause, one finding: GPU204 reports the GPU-node selection
         for toleration in tolerations(pod.spec):
             if toleration.effect not in (None, "NoSchedule"):
                 continue

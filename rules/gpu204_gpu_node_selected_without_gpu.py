@@ -74,11 +74,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
-from gpulint.model.gpu_labels import selects_gpu_nodes
+from gpulint.model.gpu_labels import gpu_node_pin
 from gpulint.model.gpu_use import other_gpu_use
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.resource import Resource
-from gpulint.model.scheduling import requirement_sets
 from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
@@ -100,16 +99,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for pod in resource.pod_specs:
         if pod.requests_gpu or is_infra_pod(pod) or other_gpu_use(pod):
             continue
-        pinning = []
-        for reqs in requirement_sets(pod.spec):
-            found = next((r for r in reqs if selects_gpu_nodes(r)), None)
-            if found is None:
-                break
-            pinning.append(found)
-        else:
-            if not pinning:
-                continue
-            req = pinning[0]
+        req = gpu_node_pin(pod.spec)
+        if req is not None:
             shown = req.key if req.operator != "In" else f"{req.key}={'|'.join(req.values)}"
             yield Report(
                 pod.path + req.path,

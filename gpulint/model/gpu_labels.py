@@ -34,7 +34,7 @@ from gpulint import catalog
 from gpulint.model import gpu_label_families, placeholders
 from gpulint.model.gpu import is_gpu_resource
 from gpulint.model.quantity import QuantityError, parse_quantity
-from gpulint.model.scheduling import LabelRequirement
+from gpulint.model.scheduling import LabelRequirement, requirement_sets
 
 PRODUCT = "nvidia.com/gpu.product"
 MEMORY = "nvidia.com/gpu.memory"
@@ -235,6 +235,18 @@ def node_gpu_evidence(
         if selects_gpu_nodes(req):
             return req.path, f"label {req.key}={req.values[0]}"
     return None
+
+
+def gpu_node_pin(spec: Mapping[str, Any]) -> LabelRequirement | None:
+    """The requirement that keeps a pod on GPU nodes in every affinity term (the first
+    term's), or None when some term lets it land elsewhere."""
+    pinning = []
+    for reqs in requirement_sets(spec):
+        found = next((r for r in reqs if selects_gpu_nodes(r)), None)
+        if found is None:
+            return None
+        pinning.append(found)
+    return pinning[0] if pinning else None
 
 
 def has_gpu_taint(taints: Any, keys: Sequence[str]) -> bool:
