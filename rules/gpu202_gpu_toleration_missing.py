@@ -16,7 +16,9 @@ get the toleration added to every pod for each extended resource it requests;
 turn on the matching setting in the configuration file there.
 The plugin names the toleration after the resource, so a pod that requests only
 `nvidia.com/mig-*` resources is still reported when the taint is on
-`nvidia.com/gpu`.
+`nvidia.com/gpu`. A workload queued to Kueue (`kueue.x-k8s.io/queue-name`) is
+left alone too: Kueue adds its ResourceFlavor's tolerations when it admits it
+(the controllers table, `gpulint/model/controllers.py`).
 
 ## Why it matters
 GPU nodes are tainted so that ordinary pods stay off them. A GPU pod without the
@@ -99,6 +101,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
+from gpulint.model.controllers import Adds, adding
 from gpulint.model.gpu import is_mig_resource
 from gpulint.model.gpu_use import first_gpu_limit, taint_keys_for, vendor_of
 from gpulint.model.infra import is_infra_pod
@@ -129,6 +132,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             continue
         if any(tolerates_key(pod.spec, key) for key in keys):
             continue
+        if adding(resource, Adds.TOLERATIONS, pod) is not None:
+            continue  # Kueue adds its ResourceFlavor's tolerations on admission
         # ExtendedResourceToleration adds {key: <resource>, operator: Exists} per resource.
         if ctx.settings.extended_resource_toleration and any(key in gpus for key in keys):
             continue

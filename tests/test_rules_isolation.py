@@ -344,51 +344,6 @@ def test_gpu_operator_operands_are_infrastructure():
     assert not [e for e in result["errors"] if "internal error" in e["message"]]
 
 
-_DYNAMO = """\
-    apiVersion: nvidia.com/v1alpha1
-    kind: DynamoGraphDeployment
-    metadata:
-      name: llm
-    spec:
-      services:
-        VllmWorker:
-          extraPodSpec:
-            containers:
-              - name: main
-                image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.4.0
-                resources:
-                  limits:
-                    nvidia.com/gpu: 2
-    """
-
-
-def test_gpu705_dynamo_operator_mounts_shm_itself(tmp_path):
-    assert lint(tmp_path, _DYNAMO, "--select", "GPU705") == []
-    # ClusterPolicy and other nvidia.com kinds get no such volume from the Dynamo operator
-    other = _DYNAMO.replace("kind: DynamoGraphDeployment", "kind: SomethingElse")
-    assert where(lint(tmp_path, other, "--select", "GPU705")) == [("GPU705", 10, 13)]
-
-
-def test_controller_table_names_who_adds_what():
-    from types import SimpleNamespace
-
-    from gpulint.model.controllers import Adds, adding
-
-    def resource(api_version: str, kind: str, labels: dict | None = None):
-        # the table reads only these three of a Resource
-        return SimpleNamespace(api_version=api_version, kind=kind, labels=labels or {})
-
-    assert adding(resource("apps.nvidia.com/v1alpha1", "NIMService"), Adds.SHM).name == (
-        "the NIM operator"
-    )
-    assert adding(resource("ray.io/v1", "RayJob"), Adds.SHM).name == "KubeRay"
-    assert adding(resource("nvidia.com/v1", "ClusterPolicy"), Adds.SHM) is None
-    queued = resource("batch/v1", "Job", {"kueue.x-k8s.io/queue-name": "gpu"})
-    assert adding(queued, Adds.TOLERATIONS).name == "Kueue"
-    assert adding(queued, Adds.SHM) is None
-    assert adding(resource("batch/v1", "Job"), Adds.TOLERATIONS) is None
-
-
 def test_gpu701_702_placeholders_and_one_root_cause(tmp_path):
     placeholder = _pod(
         _container(

@@ -31,7 +31,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gpulint.model.resource import Resource
+    from gpulint.model.resource import PodSpec, Resource
 
 
 class Adds(Enum):
@@ -81,15 +81,19 @@ def api_group(api_version: str) -> str:
     return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
 
 
-def adding(resource: Resource, what: Adds) -> Controller | None:
-    """The controller that adds ``what`` to every pod of ``resource``, if one does."""
+def adding(resource: Resource, what: Adds, pod: PodSpec | None = None) -> Controller | None:
+    """The controller that adds ``what`` to every pod of ``resource`` (or to ``pod``: its
+    template's labels count too, as Kueue's pod integration reads them), if one does."""
     group = api_group(resource.api_version)
     for controller in CONTROLLERS:
         if what not in controller.adds or controller.group != group:
             continue
         if controller.kinds is None or resource.kind in controller.kinds:
             return controller
-    labels = resource.labels
+    labels = dict(resource.labels)
+    if pod is not None:
+        template = pod.metadata.get("labels")
+        labels.update(template if isinstance(template, dict) else {})
     for controller in LABELLED:
         if what in controller.adds and controller.label in labels:
             return controller
