@@ -12,7 +12,8 @@ Sources:
   SharedMemoryVolumeName "shared-mem", SharedMemoryVolumeMountPath "/dev/shm",
   StorageMediumMemory)`` on the Ray container of every head and worker pod.
 - KServe: an LLMInferenceService's template is merged onto its LLMInferenceServiceConfig
-  templates (kserve/kserve config/llmisvc), which mount the memory-backed volume ``dshm``.
+  templates (kserve/kserve config/llmisvc/config-llm-template.yaml and the prefill/decode
+  templates beside it), which mount the memory-backed volume ``dshm``.
 - Dynamo: ai-dynamo/dynamo deploy/cloud/operator/internal/dynamo/graph.go
   ``generateSharedMemoryVolumeAndMount``: an 8Gi ``emptyDir`` with medium Memory at
   ``/dev/shm`` for every component unless ``sharedMemory.disabled``
