@@ -12,7 +12,7 @@ node's `/dev/shm` and pass. Kinds whose controller mounts a memory-backed
 with its sources): KubeRay's Ray pods, KServe's `LLMInferenceService` (from its
 `LLMInferenceServiceConfig` templates), the Dynamo operator's
 `DynamoGraphDeployment` and `DynamoComponentDeployment`, the NIM operator's
-`NIMService`.
+`NIMService` (unless a Dynamo component sets `sharedMemory.disabled`).
 
 ## Why it matters
 A container's `/dev/shm` is 64 MiB unless something bigger is mounted there,
@@ -153,9 +153,9 @@ def _shm_volume(pod: PodSpec, container: Container) -> tuple[bool, str]:
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    if adding(resource, Adds.SHM) is not None:
-        return  # KubeRay, the Dynamo and NIM operators... mount it themselves
     for pod in resource.pod_specs:
+        if adding(resource, Adds.SHM, pod) is not None:
+            continue  # KubeRay, the Dynamo and NIM operators... mount it themselves
         if not pod.requests_gpu or is_infra_pod(pod) or pod.spec.get("hostIPC") is True:
             continue
         reason = _reason(pod, resource)

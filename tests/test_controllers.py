@@ -30,6 +30,13 @@ def test_gpu705_dynamo_operator_mounts_shm_itself(tmp_path):
     assert where(lint(tmp_path, other, "--select", "GPU705")) == [("GPU705", 10, 13)]
 
 
+def test_gpu705_dynamo_component_that_disables_shared_memory_is_checked(tmp_path):
+    disabled = _DYNAMO.replace(
+        "        VllmWorker:\n", "        VllmWorker:\n          sharedMemory: {disabled: true}\n"
+    )
+    assert where(lint(tmp_path, disabled, "--select", "GPU705")) == [("GPU705", 11, 13)]
+
+
 def test_controller_table_names_who_adds_what():
     from types import SimpleNamespace
 

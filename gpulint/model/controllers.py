@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
+from gpulint.model import workloads
+
 if TYPE_CHECKING:
     from gpulint.model.resource import PodSpec, Resource
 
@@ -48,6 +50,8 @@ class Controller:
     kinds: frozenset[str] | None  # None: every kind of the group
     adds: frozenset[Adds]
     label: str | None = None  # the workload label that hands it to the controller
+    # A field, on the pod spec's parent or above, whose true value turns the addition off.
+    opt_out: tuple[str, ...] | None = None
 
 
 CONTROLLERS = (
@@ -60,6 +64,7 @@ CONTROLLERS = (
         "nvidia.com",
         frozenset({"DynamoGraphDeployment", "DynamoComponentDeployment"}),
         frozenset({Adds.SHM}),
+        opt_out=("sharedMemory", "disabled"),
     ),
     Controller(
         "the NIM operator", "apps.nvidia.com", frozenset({"NIMService"}), frozenset({Adds.SHM})
@@ -77,6 +82,19 @@ LABELLED = (
 )
 
 
+def _opted_out(resource: Resource, pod: PodSpec, field: tuple[str, ...] | None) -> bool:
+    """Whether ``field`` is true on an object above the pod spec (a Dynamo component's
+    ``sharedMemory.disabled``)."""
+    if field is None:
+        return False
+    path = pod.path
+    while path:
+        path = path[:-1]
+        if workloads.get(resource.obj, path + field) is True:
+            return True
+    return False
+
+
 def api_group(api_version: str) -> str:
     """``kubeflow.org`` of ``kubeflow.org/v1``; ``""`` for the core group."""
     return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
@@ -89,8 +107,11 @@ def adding(resource: Resource, what: Adds, pod: PodSpec | None = None) -> Contro
     for controller in CONTROLLERS:
         if what not in controller.adds or controller.group != group:
             continue
-        if controller.kinds is None or resource.kind in controller.kinds:
-            return controller
+        if controller.kinds is not None and resource.kind not in controller.kinds:
+            continue
+        if pod is not None and _opted_out(resource, pod, controller.opt_out):
+            continue
+        return controller
     labels = dict(resource.labels)
     if pod is not None:
         template = pod.metadata.get("labels")
