@@ -55,6 +55,10 @@ _MARKER_PREFIXES = ("REPLACE", "PLACEHOLDER", "CHANGEME", "YOUR")
 _YOUR = re.compile(r"(?<![a-z0-9])your(?:[-_]|registry|repo|org|image|project|account|name)", re.I)
 
 
+# Every placeholder above holds one of these: most values hold none and are decided at once.
+_MAYBE = re.compile(r"[{$%@<]|__|[A-Z]{3}|[Yy][Oo][Uu][Rr]|TBD")
+
+
 def _marker_word(text: str) -> bool:
     for match in _WORD.finditer(text):
         for segment in re.split(r"[_-]+", match.group(0)):
@@ -65,7 +69,7 @@ def _marker_word(text: str) -> bool:
 
 def is_placeholder(value: Any) -> bool:
     """Whether a string value holds a placeholder anywhere (its content is not known yet)."""
-    if not isinstance(value, str):
+    if not isinstance(value, str) or not _MAYBE.search(value):
         return False
     return bool(_ANY.search(value) or _YOUR.search(value) or _marker_word(value))
 
