@@ -98,6 +98,9 @@ def test_placeholder_selector_values_are_not_judged(tmp_path, value):
     # on a key of its own: it may name a model once filled in
     own = f"  nodeSelector:\n    example.com/gpu: {value}"
     assert lint(tmp_path, gpu_pod(own), "--select", "GPU201") == []
+    # on a key whose values are never a GPU model, it selects none
+    zone = f"  nodeSelector:\n    topology.kubernetes.io/zone: {value}"
+    assert where(lint(tmp_path, gpu_pod(zone), "--select", "GPU201")) == [("GPU201", 13, 11)]
 
 
 def test_gpu205_placeholder_is_no_contradiction_but_values_still_are(tmp_path):

@@ -147,3 +147,24 @@ def suggest_value(key: str, value: str) -> list[str]:
     if value in known:
         return []
     return [k for k in known if _normal(k) == _normal(value)]
+
+
+# Well-known keys whose values never name a GPU (Kubernetes well-known labels; Karpenter's,
+# EKS's, GKE's and AKS's capacity-type labels): a placeholder there cannot be a GPU model.
+NOT_GPU_KEYS = frozenset(
+    {
+        "kubernetes.io/os",
+        "kubernetes.io/arch",
+        "beta.kubernetes.io/os",
+        "beta.kubernetes.io/arch",
+        "topology.kubernetes.io/zone",
+        "topology.kubernetes.io/region",
+        "failure-domain.beta.kubernetes.io/zone",
+        "failure-domain.beta.kubernetes.io/region",
+        "karpenter.sh/capacity-type",
+        "eks.amazonaws.com/capacityType",
+        "cloud.google.com/gke-spot",
+        "cloud.google.com/gke-preemptible",
+        "kubernetes.azure.com/scalesetpriority",
+    }
+)

@@ -162,9 +162,10 @@ def names_model(value: str) -> bool:
 def pins_model(req: LabelRequirement) -> bool:
     """A requirement that narrows nodes to GPU models: In (or a numeric bound) on a
     model key, or In on any key whose values all name a known GPU model. A placeholder
-    value (``{{workflow.parameters.gpu}}``) may name one: it is not judged."""
+    value (``{{workflow.parameters.gpu}}``) may name one, unless the key is one whose
+    values never do (``topology.kubernetes.io/zone``)."""
     if req.operator == "In" and holds_placeholder(req):
-        return True
+        return req.key not in gpu_label_families.NOT_GPU_KEYS
     if req.operator == "In" and req.values and all(names_model(v) for v in req.values):
         return True
     if not is_model_key(req.key):
