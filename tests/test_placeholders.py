@@ -25,6 +25,10 @@ from tests.test_rules_scheduling import gpu_pod
         "repo/server:%VERSION%",
         "repo/server:@TAG@",
         "__IMAGE__",
+        "#{ImageName}#",
+        "${{ env.IMAGE }}",
+        "REPLACE_REPO/server:latest",
+        "REPLACE_IMAGE:REPLACE_TAG",
         "<your-registry>/server",
         "<none>",
         "REPLACE_MODEL_SERVER_IMAGE",
@@ -61,6 +65,8 @@ def test_placeholders_are_recognised(value):
         "a < b",
         "$",
         "__init__",
+        "#1",
+        "my-registry/app:IMAGE_TAG",
     ],
 )
 def test_ordinary_values_are_values(value):

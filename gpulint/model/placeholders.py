@@ -10,8 +10,8 @@ quantity is not a number. This is the one recogniser every rule that reads a val
 Recognised, anywhere in a string:
 - template syntaxes: Go/Helm and Argo ``{{ ... }}`` (``{{workflow.parameters.gpus}}``,
   ``{{inputs.parameters.image}}``), Jinja ``{% ... %}``, envsubst and shell ``${X}`` and
-  ``$X``, the kubelet's and Kustomize's ``$(X)``, ``%X%``, ``@X@`` and ``__X__`` tokens that
-  build scripts replace;
+  ``$X``, the kubelet's and Kustomize's ``$(X)``, and the tokens build and release tools
+  replace: ``%X%``, ``@X@``, ``__X__``, Azure Pipelines' ``#{X}#``;
 - angle-bracket placeholders: ``<your-registry>``, ``<none>``, ``<IMAGE>``;
 - marker words: an ALL-CAPS word with a segment such as REPLACE, YOUR, CHANGEME,
   PLACEHOLDER, TODO, TBD, FIXME, FILL (``REPLACE_MODEL_SERVER_IMAGE``, ``YOUR_IMAGE``),
@@ -35,6 +35,7 @@ _SYNTAX = (
     rf"\$\{{{_NAME}(?:[:?+=-][^}}]*)?\}}",  # envsubst / shell ${X}, ${X:-default}
     rf"\$\({_NAME}\)",  # the kubelet's dependent variables, Kustomize vars, Make
     rf"\${_NAME}",  # envsubst / shell $X
+    r"#\{[A-Za-z_][A-Za-z0-9_.-]*\}#?",  # Azure Pipelines token replacement #{Image}#
     r"%[A-Z][A-Z0-9_]*%",  # %VERSION%
     r"@[A-Z][A-Z0-9_]*@",  # autoconf-style @IMAGE@
     r"__[A-Z][A-Z0-9_]*?__",  # __IMAGE__
@@ -56,7 +57,7 @@ _YOUR = re.compile(r"(?<![a-z0-9])your(?:[-_]|registry|repo|org|image|project|ac
 
 
 # Every placeholder above holds one of these: most values hold none and are decided at once.
-_MAYBE = re.compile(r"[{$%@<]|__|[A-Z]{3}|[Yy][Oo][Uu][Rr]|TBD")
+_MAYBE = re.compile(r"[{$%@<]|__|[A-Z]{3}|[Yy][Oo][Uu][Rr]")
 
 
 def _marker_word(text: str) -> bool:
