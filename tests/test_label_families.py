@@ -92,6 +92,8 @@ def test_instance_families():
     assert names_gpu_instances("karpenter.k8s.aws/instance-family", ("p5", "g6"))
     assert not names_gpu_instances("karpenter.k8s.aws/instance-family", ("p5", "m5"))
     assert not names_gpu_instances("example.com/instance", ("p5",))
+    assert names_gpu_instances("karpenter.k8s.aws/instance-category", ("g", "p"))
+    assert not names_gpu_instances("karpenter.k8s.aws/instance-category", ("g", "m"))
 
 
 def test_gpu204_a_gpu_instance_type_selects_gpu_nodes(tmp_path):

@@ -67,6 +67,9 @@ _FAMILY_KEYS = {key: family for family in FAMILIES for key in family.keys}
 INSTANCE_TYPE_KEYS = frozenset(
     {"node.kubernetes.io/instance-type", "beta.kubernetes.io/instance-type"}
 )
+INSTANCE_CATEGORY_KEYS = frozenset(
+    {"karpenter.k8s.aws/instance-category", "eks.amazonaws.com/instance-category"}
+)
 INSTANCE_FAMILY_KEYS = frozenset(
     {
         "karpenter.k8s.aws/instance-family",
@@ -124,6 +127,9 @@ def names_gpu_instances(key: str, values: tuple[str, ...]) -> bool:
         return all(is_gpu_instance_type(v) for v in values)
     if key in INSTANCE_FAMILY_KEYS:
         return all(is_gpu_instance_family(v) for v in values)
+    if key in INSTANCE_CATEGORY_KEYS:
+        categories = catalog.gpu_instance_types().get("aws_categories", ())
+        return all(v.strip().lower() in categories for v in values)
     return False
 
 
