@@ -1,7 +1,9 @@
 """
 ## What it checks
 A pod `spec.resourceClaims` entry that no container, init container or
-ephemeral container lists under `resources.claims`.
+ephemeral container lists under `resources.claims`. A claim that a container
+meant but misspelt (`gpu` for `gpus`) is left to GPU801, whose did-you-mean
+names it: one root cause, one finding.
 
 ## Why it matters
 The claim is still created, allocated and reserved for the pod: the scheduler
@@ -56,6 +58,7 @@ from gpulint.findings import Severity
 from gpulint.model.dra import container_claims, pod_claims
 from gpulint.model.resource import Resource
 from gpulint.rules.registry import Report, Rule
+from gpulint.validate.schema import closest
 
 if TYPE_CHECKING:
     from gpulint.engine.run import Context
@@ -76,8 +79,12 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if not declared:
             continue
         used = {u.name for c in pod.containers for u in container_claims(c)}
+        names = [entry.name for entry in declared]
+        # A container's misspelt reference is GPU801's finding, which names this claim in
+        # its did-you-mean: one root cause (the typo), one finding.
+        meant = {closest(name, names) for name in used if name not in names}
         for entry in declared:
-            if entry.name in used:
+            if entry.name in used or entry.name in meant:
                 continue
             source = f" ({entry.reference[0]} {entry.reference[1]!r})" if entry.reference else ""
             yield Report(
