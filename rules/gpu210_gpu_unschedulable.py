@@ -123,7 +123,6 @@ from typing import TYPE_CHECKING
 from gpulint.findings import Severity
 from gpulint.model import placement, scheduler
 from gpulint.model.nodes import NodeView
-from gpulint.model.placement import USAGE
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import LabelRequirement
 from gpulint.rules.registry import Rule
@@ -253,7 +252,7 @@ def finalize(facts: list, ctx: Context) -> Iterator[tuple]:
     nodes, pods = placement.split(facts)
     if not nodes:
         return
-    cluster = scheduler.Inventory(nodes, ctx.settings.extra.get(USAGE) or {})
+    cluster = scheduler.Inventory(nodes, ctx.settings.cluster.usage)
     for fact in pods:
         found = verdict(fact, cluster, ctx.settings.verbose)
         if found is None:

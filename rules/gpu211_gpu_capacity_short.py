@@ -101,7 +101,7 @@ from typing import TYPE_CHECKING
 from gpulint.findings import Severity
 from gpulint.model import placement, scheduler
 from gpulint.model.nodes import NodeView
-from gpulint.model.placement import USAGE, PodFact
+from gpulint.model.placement import PodFact
 from gpulint.model.resource import Resource
 from gpulint.rules.registry import Rule
 
@@ -227,7 +227,7 @@ def finalize(facts: list, ctx: Context) -> Iterator[tuple]:
     nodes, pods = placement.split(facts)
     if not nodes:
         return
-    cluster = scheduler.Inventory(nodes, ctx.settings.extra.get(USAGE) or {})
+    cluster = scheduler.Inventory(nodes, ctx.settings.cluster.usage)
     workloads: dict[tuple, list[PodFact]] = {}
     for fact in pods:
         workloads.setdefault(fact.key, []).append(fact)

@@ -10,6 +10,9 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from gpulint.inputs.sources import Source
+from gpulint.yaml.parse import parse
+
 # Node labels differ from marketing sizes and vary with driver and ECC.
 MEMORY_TOLERANCE = 0.03
 NVIDIA_PREFIX = "NVIDIA-"
@@ -37,9 +40,6 @@ class Gpu:
 @cache
 def raw() -> dict[str, Any]:
     """The whole catalog as plain data."""
-    from gpulint.inputs.sources import Source
-    from gpulint.yaml.parse import parse
-
     text = resources.files(__package__).joinpath("catalog.yaml").read_text(encoding="utf-8")
     documents, errors = parse(Source("gpulint/catalog/catalog.yaml", text))
     if errors or not documents:

@@ -12,12 +12,20 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NoReturn
 
 import click
+from click.core import ParameterSource
 
 from gpulint.cli.option_groups import option_group
-from gpulint.findings import RunResult, Severity
+from gpulint.config import file as config_mod
+from gpulint.config.globs import PathFilter
+from gpulint.config.merge import FLAGGED, apply_config
+from gpulint.config.settings import Settings
+from gpulint.filter import baseline
+from gpulint.findings import RunResult
+from gpulint.inputs.discover import Target, display_path
+from gpulint.rules.registry import Registry, default_registry
 
 _META_KEY = "gpulint.cli.adoption"
 _EXIT_ERROR = 2
@@ -84,42 +92,19 @@ _NAMES = (
 
 @dataclass
 class Setup:
-    registry: Any
+    registry: Registry
     flags: dict
-    config: Any = None  # config.Config or None
-    filters: list = field(default_factory=list)  # globs.PathFilter
+    config: config_mod.Config | None = None
+    filters: list[PathFilter] = field(default_factory=list)
 
-    def apply(self, settings: Any) -> None:
+    def apply(self, settings: Settings) -> None:
         """Config values where no flag was given; then the suppression switches."""
-        from gpulint.config import file as config_mod
-
-        ctx = click.get_current_context()
-        values = self.config.values if self.config else {}
-        given = _given(ctx)
-        if "select" not in given and "select" in values:
-            settings.select = tuple(values["select"])
-        if "ignore" not in given and "ignore" in values:
-            settings.ignore = tuple(values["ignore"])
-        if "fail_on" not in given and "fail-on" in values:
-            settings.fail_on = Severity.parse(values["fail-on"])
-        if values.get("severity"):
-            settings.severity = config_mod.severity_map(values, self.registry)
-        if "gpu-taint-keys" in values:
-            settings.gpu_taint_keys = tuple(values["gpu-taint-keys"])
-        if "max-gpus-per-node" in values:
-            settings.max_gpus_per_node = values["max-gpus-per-node"]
-        if "extended-resource-toleration" in values:
-            settings.extended_resource_toleration = values["extended-resource-toleration"]
-        settings.require_reason = self.flags["require_reason"] or values.get(
-            "require-reason", False
-        )
+        apply_config(settings, self.config, self.registry, _given(click.get_current_context()))
+        if self.flags["require_reason"]:
+            settings.require_reason = True
         settings.suppressions = not self.flags["no_suppressions"]
-        if self.config is not None:
-            settings.exemptions = self.config.exemptions
         baseline_path = self.flags["baseline_path"]
         if baseline_path and not self.flags["write_baseline"]:
-            from gpulint.filter import baseline
-
             try:
                 settings.baseline = baseline.load(baseline_path)
             except baseline.BaselineError as exc:
@@ -129,7 +114,7 @@ class Setup:
     def excluded(self, path: str) -> bool:
         return any(f.excluded(path) for f in self.filters)
 
-    def keep(self, targets: list) -> list:
+    def keep(self, targets: list[Target]) -> list[Target]:
         """Targets not excluded (files named on the command line included, for pre-commit)."""
         if not self.filters:
             return targets
@@ -140,8 +125,6 @@ class Setup:
         path = self.flags["write_baseline"]
         if not path:
             return
-        from gpulint.filter import baseline
-
         try:
             count = baseline.write(path, result.findings)
         except OSError as exc:
@@ -153,26 +136,21 @@ class Setup:
 
 
 def _given(ctx: click.Context) -> set[str]:
-    from click.core import ParameterSource
-
     return {
         name
-        for name in ("select", "ignore", "fail_on")
+        for name in FLAGGED
         if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)
     }
 
 
-def _fail(lines: list[str]) -> None:
+def _fail(lines: list[str]) -> NoReturn:
     for line in lines:
         click.echo(line, err=True)
     sys.exit(_EXIT_ERROR)
 
 
-def setup(registry: Any) -> Setup:
+def setup(registry: Registry) -> Setup:
     """Load the config file the flags point to; config errors end the run with exit code 2."""
-    from gpulint.config import file as config_mod
-    from gpulint.config.globs import PathFilter
-
     ctx = click.get_current_context()
     flags = ctx.meta.get(_META_KEY) or dict.fromkeys(_NAMES)
     path = None
@@ -191,21 +169,14 @@ def setup(registry: Any) -> Setup:
     return result
 
 
-def configured_registry() -> Any:
+def configured_registry() -> Registry:
     """The rules with the custom rules of the config file found from here (for listing)."""
-    from gpulint.config.file import find_config
-    from gpulint.rules.registry import default_registry
-
-    path = find_config()
+    path = config_mod.find_config()
     return _load(path, default_registry())[1] if path else default_registry()
 
 
-def _load(path: str, registry: Any) -> tuple[Any, Any]:
+def _load(path: str, registry: Registry) -> tuple[config_mod.Config, Registry]:
     """(config, registry with its custom rules); a broken file ends the run with exit 2."""
-    from gpulint.config import file as config_mod
-    from gpulint.inputs.discover import display_path
-    from gpulint.rules.registry import Registry
-
     try:
         config = config_mod.load_config(display_path(path), registry)
     except config_mod.ConfigError as exc:

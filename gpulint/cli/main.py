@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
+from typing import TextIO
 
 import click
 
 from gpulint import __version__
 from gpulint.cli import adoption
 from gpulint.cli import render_options as render_flags
+from gpulint.config.file import schema_text
+from gpulint.config.settings import Settings
+from gpulint.engine.run import DEBUG_HINT, build_context, run
+from gpulint.engine.workers import cpu_count
 from gpulint.findings import RunResult, Severity
-from gpulint.report import FORMATS
+from gpulint.inputs.cluster import prepare
+from gpulint.inputs.discover import discover
+from gpulint.report import FORMATS, write
+from gpulint.rules.registry import default_registry
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -21,7 +30,7 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
-def _color(stream, fmt: str) -> bool:
+def _color(stream: TextIO, fmt: str) -> bool:
     if fmt != "text" or os.environ.get("NO_COLOR"):
         return False
     return hasattr(stream, "isatty") and stream.isatty()
@@ -62,6 +71,11 @@ def cli() -> None:
 @click.option("--stdin-filename", default=None, help="Name to give standard input ('-').")
 @click.option("--verbose", "-v", is_flag=True, help="Say more about what was read and how.")
 @click.option(
+    "--debug",
+    is_flag=True,
+    help="Show the traceback of an internal error (also GPULINT_DEBUG=1).",
+)
+@click.option(
     "--jobs",
     "-j",
     type=click.IntRange(min=1),
@@ -101,17 +115,13 @@ def check(
     fail_on: str | None,
     stdin_filename: str | None,
     verbose: bool,
+    debug: bool,
     jobs: int | None,
     cluster: tuple[str, ...] = (),
     pods: str | None = None,
     values_for: str | None = None,
 ) -> None:
     """Lint manifests, folders, or standard input ('-')."""
-    from gpulint.config.settings import Settings
-    from gpulint.engine.run import build_context, run
-    from gpulint.inputs.discover import discover
-    from gpulint.rules.registry import default_registry
-
     if len(outputs) > max(len(formats), 1):
         raise click.UsageError("each --output needs a --format in the same position")
     if not formats:
@@ -128,24 +138,21 @@ def check(
         fail_on=Severity.parse(fail_on) if fail_on else Severity.WARNING,
         stdin_filename=stdin_filename,
         verbose=verbose,
-        jobs=jobs or _cores(),
+        debug=debug or debug_from_environment(),
+        jobs=jobs or cpu_count(),
+        render=render_flags.given(),
+        values_for=values_for,
     )
     setup.apply(settings)
-    render_flags.apply(settings)
-    if values_for:
-        settings.extra["values_for"] = values_for
     targets, errors = discover(
         paths or (".",), folder_handlers=render_flags.handlers(), excluded=setup.excluded
     )
     targets = setup.keep(targets)
     if cluster or pods:
-        from gpulint.inputs.cluster import prepare
-
-        inventory, extra, inventory_errors = prepare(cluster, pods)
+        inventory, settings.cluster, inventory_errors = prepare(cluster, pods)
         targets += [t for t in inventory if t not in targets]
-        settings.extra.update(extra)
         errors += inventory_errors
-    result = run(targets, build_context(settings, registry))
+    result = run(targets, build_context(settings, registry), render_flags.readers())
     result.errors[:0] = errors
     result.errors.sort(key=lambda e: e.sort_key())
     setup.finish(result)
@@ -157,8 +164,6 @@ def check(
 
 
 def _write_outputs(result: RunResult, formats: tuple[str, ...], outputs: tuple[str, ...]) -> None:
-    from gpulint.report import write
-
     for i, fmt in enumerate(formats):
         target = outputs[i] if i < len(outputs) else None
         if target in (None, "-"):
@@ -170,12 +175,6 @@ def _write_outputs(result: RunResult, formats: tuple[str, ...], outputs: tuple[s
                     write(fmt, result, handle)
             except OSError as exc:
                 raise click.FileError(target, hint=exc.strerror) from None
-
-
-def _cores() -> int:
-    from gpulint.engine.workers import cpu_count
-
-    return cpu_count()
 
 
 def exit_code(result: RunResult, fail_on: Severity) -> int:
@@ -198,8 +197,6 @@ def list_rules() -> None:
 @cli.command(name="config-schema")
 def config_schema() -> None:
     """Print the JSON Schema of .gpulint.yaml (for editor completion)."""
-    from gpulint.config.file import schema_text
-
     click.echo(schema_text(), nl=False)
 
 
@@ -213,8 +210,12 @@ def explain(rule: str) -> None:
     click.echo(f"# {found.code} {found.name} ({found.severity})\n\n{found.summary}\n\n{found.doc}")
 
 
+def debug_from_environment() -> bool:
+    return os.environ.get("GPULINT_DEBUG", "").strip().lower() in ("1", "true", "yes")
+
+
 def main() -> None:
-    """Console entry point: no traceback ever reaches the user."""
+    """Console entry point: no traceback reaches the user unless asked for (--debug)."""
     try:
         cli.main(prog_name="gpulint")
     except SystemExit:
@@ -223,5 +224,9 @@ def main() -> None:
         sys.stderr.write("gpulint: interrupted\n")
         sys.exit(130)
     except Exception as exc:  # last resort; per-file errors are reported as data
-        sys.stderr.write(f"gpulint: internal error: {exc!r} (please report it)\n")
+        if debug_from_environment() or "--debug" in sys.argv[1:]:
+            traceback.print_exc()
+            sys.stderr.write(f"gpulint: internal error: {exc!r} (please report it)\n")
+        else:
+            sys.stderr.write(f"gpulint: internal error: {exc!r} ({DEBUG_HINT}; please report it)\n")
         sys.exit(EXIT_ERROR)

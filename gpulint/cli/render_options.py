@@ -1,14 +1,16 @@
-"""The command-line options of rendering; they reach Settings.extra, not the command."""
+"""The command-line options of rendering; they reach ``Settings.render``, not the command."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import click
 
 from gpulint.cli.option_groups import option_group
-from gpulint.inputs.render import DEFAULT_TIMEOUT, RenderOptions
+from gpulint.config.settings import DEFAULT_RELEASE_NAME, DEFAULT_RENDER_TIMEOUT, RenderOptions
+from gpulint.inputs.discover import FolderHandler
+from gpulint.inputs.readers import Readers
+from gpulint.inputs.render import targets
 
 _META_KEY = "gpulint.inputs.render"
 _NAMES = (
@@ -48,7 +50,7 @@ def _decorators() -> list[Callable]:
         ),
         click.option(
             "--release-name",
-            default="release-name",
+            default=DEFAULT_RELEASE_NAME,
             show_default=True,
             help="Release name chart folders are rendered with.",
         ),
@@ -76,31 +78,34 @@ def _decorators() -> list[Callable]:
         click.option(
             "--render-timeout",
             type=click.FloatRange(min=1),
-            default=DEFAULT_TIMEOUT,
+            default=DEFAULT_RENDER_TIMEOUT,
             show_default=True,
             help="Seconds one helm or kustomize run may take.",
         ),
     ]
 
 
-def apply(settings: Any) -> None:
-    """Put the options into ``settings.extra['render']`` for the readers."""
+def given() -> RenderOptions:
+    """The options as given to the current command (defaults for those not given)."""
     mine = click.get_current_context().meta.get(_META_KEY, {})
-    settings.extra["render"] = RenderOptions(
+    return RenderOptions(
         values=tuple(mine.get("helm_values", ())),
         set_values=tuple(mine.get("helm_set", ())),
-        release_name=mine.get("release_name") or "release-name",
+        release_name=mine.get("release_name") or DEFAULT_RELEASE_NAME,
         namespace=mine.get("namespace"),
         kube_version=mine.get("kube_version"),
         chart_dir=mine.get("chart_dir"),
         load_restrictor=mine.get("load_restrictor"),
         enable_plugins=bool(mine.get("enable_krm_functions")),
-        timeout=float(mine.get("render_timeout") or DEFAULT_TIMEOUT),
+        timeout=float(mine.get("render_timeout") or DEFAULT_RENDER_TIMEOUT),
     )
 
 
-def handlers() -> list:
-    """Folder handlers for discovery (importing them registers the readers)."""
-    from gpulint.inputs.render.targets import folder_handlers
+def handlers() -> list[FolderHandler]:
+    """Folder handlers for discovery: chart and kustomization folders."""
+    return targets.folder_handlers()
 
-    return folder_handlers()
+
+def readers() -> Readers:
+    """The readers of every target kind discovery may produce."""
+    return targets.READERS

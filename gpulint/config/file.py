@@ -7,13 +7,18 @@ key's line and column; the CLI exits with code 2 on any of them.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from importlib import resources
 
-from gpulint.findings import Finding, InputError, Severity
+from gpulint.config.settings import Exemption
+from gpulint.findings import InputError, Severity
+from gpulint.inputs.sources import decode
+from gpulint.rules import custom as custom_rules
 from gpulint.rules.registry import Registry, Rule
+from gpulint.validate import schema as schema_check
+from gpulint.yaml import positions
+from gpulint.yaml.parse import Document, parse
 
 CONFIG_NAMES = (".gpulint.yaml", ".gpulint.yml")
 SCHEMA_NAME = "config.schema.json"
@@ -23,37 +28,6 @@ class ConfigError(Exception):
     def __init__(self, errors: list[InputError]) -> None:
         super().__init__("; ".join(e.message for e in errors))
         self.errors = errors
-
-
-@dataclass(frozen=True)
-class Exemption:
-    """Findings accepted by where they are (picklable; globs match with fnmatch)."""
-
-    reason: str
-    rules: frozenset[str] = frozenset()  # rule codes; empty = every rule
-    namespaces: tuple[str, ...] = ()
-    kinds: tuple[str, ...] = ()
-    names: tuple[str, ...] = ()
-    containers: tuple[str, ...] = ()
-
-    def matches(self, finding: Finding) -> bool:
-        if self.rules and finding.code not in self.rules:
-            return False
-        res = finding.resource
-        checks = (
-            (self.namespaces, res.namespace if res else None),
-            (self.kinds, res.kind if res else None),
-            (self.names, res.name if res else None),
-            (self.containers, finding.container),
-        )
-        for patterns, value in checks:
-            if patterns and (value is None or not _any_glob(patterns, value)):
-                return False
-        return True
-
-
-def _any_glob(patterns: tuple[str, ...], value: str) -> bool:
-    return any(fnmatch.fnmatchcase(value, p) for p in patterns)
 
 
 @dataclass
@@ -84,8 +58,6 @@ def find_config(start: str | None = None) -> str | None:
 
 
 def schema_text() -> str:
-    from importlib import resources
-
     return (
         resources.files("gpulint.validate")
         .joinpath("schemas", SCHEMA_NAME)
@@ -95,11 +67,6 @@ def schema_text() -> str:
 
 def load_config(path: str, registry: Registry) -> Config:
     """Read, validate and interpret a config file; raises ConfigError with positions."""
-    from gpulint.inputs.sources import decode
-    from gpulint.validate import quick as quickschema
-    from gpulint.validate import schema as schema_check
-    from gpulint.yaml.parse import parse
-
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -118,8 +85,7 @@ def load_config(path: str, registry: Registry) -> Config:
     doc = documents[0]
     locate = _Locator(path, doc)
     # jsonschema is imported only when the quick check cannot vouch for the file.
-    valid = quickschema.certainly_valid(doc.data, schema_check.load_schema(SCHEMA_NAME))
-    problems = [] if valid else schema_check.check(doc.data, SCHEMA_NAME)
+    problems = schema_check.check(doc.data, SCHEMA_NAME)
     if problems:
         found = [locate(p.path, p.message, p.at) for p in problems]
         raise ConfigError(sorted(found, key=InputError.sort_key))
@@ -139,12 +105,10 @@ def load_config(path: str, registry: Registry) -> Config:
 class _Locator:
     """Schema or semantic problems -> InputErrors at the key's line and column."""
 
-    def __init__(self, path: str, doc: Any) -> None:
+    def __init__(self, path: str, doc: Document) -> None:
         self.path, self.doc = path, doc
 
     def __call__(self, path: tuple, message: str, at: str = "key") -> InputError:
-        from gpulint.yaml import positions
-
         (line, column, _, _), _depth = positions.resolve(self.doc.node, tuple(path), at)
         where = ".".join(str(p) for p in path)
         return InputError(self.path, f"{where}: {message}" if where else message, line, column)
@@ -153,8 +117,6 @@ class _Locator:
 def _custom_rules(
     values: dict, registry: Registry, locate: _Locator
 ) -> tuple[list[Rule], list[InputError]]:
-    from gpulint.rules import custom as custom_rules
-
     rules, errors = [], []
     seen_codes = {r.code for r in registry}
     seen_names = {r.name for r in registry}

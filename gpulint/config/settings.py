@@ -1,13 +1,75 @@
-"""Settings a run uses: command-line flags over the config file over defaults."""
+"""Settings a run uses: command-line flags over the config file over defaults.
+
+Plain, picklable data (worker processes receive a copy); the click options that
+fill it live in ``gpulint/cli/``, the config file and the merging in ``gpulint/config/``.
+"""
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass, field
 
-from gpulint.findings import Severity
+from gpulint.findings import Finding, Severity
 
 DEFAULT_GPU_TAINT_KEYS = ("nvidia.com/gpu",)
 DEFAULT_MAX_GPUS_PER_NODE = 8
+DEFAULT_RENDER_TIMEOUT = 120.0  # seconds for one helm or kustomize run
+DEFAULT_RELEASE_NAME = "release-name"  # what `helm template` calls a release by default
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """What the command line passes to the Helm and Kustomize renderers."""
+
+    values: tuple[str, ...] = ()  # helm --values files
+    set_values: tuple[str, ...] = ()  # helm --set KEY=VALUE
+    release_name: str = DEFAULT_RELEASE_NAME
+    namespace: str | None = None
+    kube_version: str | None = None
+    chart_dir: str | None = None  # maps `# Source:` of a rendered stream to template files
+    load_restrictor: str | None = None  # kustomize --load-restrictor
+    enable_plugins: bool = False  # kustomize exec/container KRM functions (off unless asked)
+    timeout: float = DEFAULT_RENDER_TIMEOUT
+
+
+@dataclass(frozen=True)
+class ClusterOptions:
+    """The cluster inventory (``--cluster``, ``--pods``) the scheduling rules fit workloads to."""
+
+    files: tuple[str, ...] = ()  # display paths of the Node files
+    # node name -> {GPU resource: count held by running pods}
+    usage: dict[str, dict[str, int]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Exemption:
+    """Findings accepted by where they are (picklable; globs match with fnmatch)."""
+
+    reason: str
+    rules: frozenset[str] = frozenset()  # rule codes; empty = every rule
+    namespaces: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    containers: tuple[str, ...] = ()
+
+    def matches(self, finding: Finding) -> bool:
+        if self.rules and finding.code not in self.rules:
+            return False
+        res = finding.resource
+        checks = (
+            (self.namespaces, res.namespace if res else None),
+            (self.kinds, res.kind if res else None),
+            (self.names, res.name if res else None),
+            (self.containers, finding.container),
+        )
+        for patterns, value in checks:
+            if patterns and (value is None or not _any_glob(patterns, value)):
+                return False
+        return True
+
+
+def _any_glob(patterns: tuple[str, ...], value: str) -> bool:
+    return any(fnmatch.fnmatchcase(value, p) for p in patterns)
 
 
 @dataclass
@@ -23,12 +85,16 @@ class Settings:
     extended_resource_toleration: bool = False
     stdin_filename: str | None = None
     verbose: bool = False
+    debug: bool = False  # internal errors carry their traceback
     jobs: int = 1  # worker processes (the CLI defaults to the number of cores)
-    # Team adoption (gpulint/config.py, suppress.py, baseline.py); all picklable.
-    exemptions: tuple = ()  # config.Exemption entries
+    # Team adoption (config/file.py, filter/suppress.py, filter/baseline.py).
+    exemptions: tuple[Exemption, ...] = ()  # from the config file's exemptions
     suppressions: bool = True  # honour annotation and comment suppressions
     require_reason: bool = False
-    baseline: dict | None = None  # fingerprint -> count of findings already accepted
+    baseline: dict[str, int] | None = None  # fingerprint -> count of findings already accepted
     baseline_file: str | None = None
-    # Free-form settings that later features read (kept picklable for --jobs).
-    extra: dict = field(default_factory=dict)
+    # Inputs: how chart and kustomization folders are rendered, which chart's values
+    # a YAML file that content cannot place is read as (--values-for), the cluster.
+    render: RenderOptions = field(default_factory=RenderOptions)
+    values_for: str | None = None
+    cluster: ClusterOptions = field(default_factory=ClusterOptions)

@@ -8,55 +8,24 @@ resource here and decide once all files are read (:func:`run`).
 from __future__ import annotations
 
 import gc
-import sys
-from collections.abc import Callable, Iterable
+import traceback
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from gpulint.config.settings import Settings
+from gpulint.engine.workers import lint_all
 from gpulint.filter import suppress
 from gpulint.findings import Finding, InputError, Location, ResourceRef, RunResult, Severity
 from gpulint.inputs.discover import Target
-from gpulint.inputs.sources import Source, read_file, read_stream
+from gpulint.inputs.prescan import idle_rules
+from gpulint.inputs.readers import PLAIN, Readers
+from gpulint.inputs.sources import Source
 from gpulint.model.resource import Resource, release, resources_of
 from gpulint.rules.registry import Registry, Report, Rule, default_registry
 from gpulint.yaml import positions
 from gpulint.yaml.parse import Document, documents
-
-# target kind -> reader returning the sources it stands for (renderers register here).
-Reader = Callable[[Target, Settings], "tuple[list[Source], list[InputError]]"]
-_READERS: dict[str, Reader] = {}
-
-
-def register_reader(kind: str, reader: Reader) -> None:
-    _READERS[kind] = reader
-
-
-def _read_file(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
-    decoded = read_file(target.path)  # bounded: regular files only, size-capped
-    if isinstance(decoded, InputError):
-        return [], [decoded]
-    return [decoded], []
-
-
-def _read_stdin(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
-    name = settings.stdin_filename or "<stdin>"
-    decoded = read_stream(name, sys.stdin.buffer)
-    if isinstance(decoded, InputError):
-        return [], [decoded]
-    return [decoded], []
-
-
-register_reader("file", _read_file)
-register_reader("stdin", _read_stdin)
-
-# Called on every source before parsing (Helm's --chart-dir attaches a template mapper).
-SourceHook = Callable[[Source, Settings], None]
-_SOURCE_HOOKS: list[SourceHook] = []
-
-
-def register_source_hook(hook: SourceHook) -> None:
-    _SOURCE_HOOKS.append(hook)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +167,17 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
             )
 
 
+DEBUG_HINT = "run with --debug or GPULINT_DEBUG=1 for the traceback"
+
+
+def internal_error(exc: BaseException, debug: bool) -> str:
+    """The message of an exception a rule raised: its traceback with ``--debug``."""
+    if debug:
+        trace = "".join(traceback.format_exception(exc)).rstrip()
+        return f"internal error while checking this document (please report it):\n{trace}"
+    return f"internal error while checking this document: {exc!r} ({DEBUG_HINT}; please report it)"
+
+
 def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     errors: list[InputError] = []
     annotations: list[Any] = []
@@ -223,12 +203,7 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
                 annotations.extend(suppress.annotations_of(doc))
         except Exception as exc:  # a bug in a rule must not hide the other files' findings
             errors.append(
-                InputError(
-                    source.path,
-                    f"internal error while checking this document: {exc!r} (please report it)",
-                    doc.line,
-                    1,
-                )
+                InputError(source.path, internal_error(exc, ctx.settings.debug), doc.line, 1)
             )
         finally:
             release(doc)
@@ -236,20 +211,7 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     suppress.in_source(source, annotations, result.findings[start:], result, ctx.settings)
 
 
-def read_target(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
-    """The sources a target stands for, through the reader registered for its kind."""
-    reader = _READERS.get(target.kind)
-    if reader is None and target.kind in ("helm", "kustomize"):
-        # A spawned worker process has not imported the renderers yet.
-        import gpulint.inputs.render.targets  # noqa: F401
-
-        reader = _READERS.get(target.kind)
-    if reader is None:
-        return [], [InputError(target.path, f"no reader for {target.kind} input")]
-    return reader(target, settings)
-
-
-def lint_target(target: Target, ctx: Context) -> FileResult:
+def lint_target(target: Target, ctx: Context, readers: Readers = PLAIN) -> FileResult:
     """Everything about one target; never raises on bad input.
 
     The cyclic garbage collector is paused meanwhile: a file's node trees hold no
@@ -261,21 +223,19 @@ def lint_target(target: Target, ctx: Context) -> FileResult:
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _lint_target(target, ctx)
+        return _lint_target(target, ctx, readers)
     finally:
         gc.collect(0)
         if paused:
             gc.enable()
 
 
-def _lint_target(target: Target, ctx: Context) -> FileResult:
+def _lint_target(target: Target, ctx: Context, readers: Readers) -> FileResult:
     result = FileResult()
-    sources, errors = read_target(target, ctx.settings)
+    sources, errors = readers.read(target, ctx.settings)
     result.errors.extend(errors)
     for source in sources:
         result.files += 1
-        for hook in _SOURCE_HOOKS:
-            hook(source, ctx.settings)
         result.notices.extend(source.meta.get("notices", ()))
         lint_source(ctx, source, result)
     return result
@@ -299,18 +259,17 @@ def _unique(findings: list[Finding]) -> list[Finding]:
     return unique
 
 
-def run(targets: Iterable[Target], ctx: Context) -> RunResult:
+def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> RunResult:
+    """Lint the targets (read through ``readers``), then run the cross-file rules."""
     findings: list[Finding] = []
     errors: list[InputError] = []
     directives: list[Any] = []
     notices: dict[str, None] = {}  # in order, each said once
     files = 0
-    from gpulint.engine.workers import lint_all
-    from gpulint.inputs.prescan import idle_rules
-
     targets = list(targets)
     ctx.idle = idle_rules(ctx.rules, targets)
-    for result in lint_all(targets, ctx, lint_target, ctx.settings.jobs):
+    lint_one = partial(lint_target, readers=readers)  # picklable: travels to spawned workers
+    for result in lint_all(targets, ctx, lint_one, ctx.settings.jobs):
         findings.extend(result.findings)
         errors.extend(result.errors)
         notices.update(dict.fromkeys(result.notices))

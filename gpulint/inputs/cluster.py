@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from gpulint.config.settings import Settings
-from gpulint.engine.run import read_target
+from gpulint.config.settings import ClusterOptions, Settings
 from gpulint.findings import InputError
 from gpulint.inputs.discover import Target, discover
 from gpulint.inputs.prescan import readable_bytes
+from gpulint.inputs.readers import PLAIN
 from gpulint.model.nodes import is_node
-from gpulint.model.placement import CLUSTER, NODE_KIND, USAGE
+from gpulint.model.placement import NODE_KIND
 from gpulint.model.resource import Resource, release, resources_of
 from gpulint.yaml.parse import documents
 
@@ -30,7 +30,7 @@ def _resources(targets: Iterable[Target], errors: list[InputError]) -> Iterator[
     """Every resource of the targets, read and parsed the way linting does, one document
     at a time (a pod dump of a large cluster runs to hundreds of megabytes)."""
     for target in targets:
-        sources, read_errors = read_target(target, Settings())
+        sources, read_errors = PLAIN.read(target, Settings())
         errors.extend(read_errors)
         for source in sources:
             for doc in documents(source, errors):
@@ -103,17 +103,15 @@ def pod_usage(path: str) -> tuple[dict[str, dict[str, int]], list[InputError]]:
 
 def prepare(
     cluster: Iterable[str], pods: str | None
-) -> tuple[list[Target], dict, list[InputError]]:
-    """Targets to lint besides the manifests, ``Settings.extra`` entries, and input errors."""
+) -> tuple[list[Target], ClusterOptions, list[InputError]]:
+    """Targets to lint besides the manifests, ``Settings.cluster``, and input errors."""
     targets: list[Target] = []
-    extra: dict = {}
+    usage: dict[str, dict[str, int]] = {}
     errors: list[InputError] = []
     cluster = list(cluster)
     if cluster:
         targets, errors = inventory_targets(cluster)
-        extra[CLUSTER] = tuple(t.path for t in targets)
     if pods:
         usage, pod_errors = pod_usage(pods)
-        extra[USAGE] = usage
         errors.extend(pod_errors)
-    return targets, extra, errors
+    return targets, ClusterOptions(tuple(t.path for t in targets), usage), errors

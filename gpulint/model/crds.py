@@ -1,4 +1,4 @@
-"""Where operator CRDs keep their pod specs, and a finder for kinds nobody listed.
+"""Where operator CRDs keep their pod specs (the workload table's CRD entries).
 
 Each entry follows the CRD's own API types (field names, defaults of replica
 counts); ``docs/helm-and-kustomize.md`` lists them. Replica counts carry the
@@ -7,7 +7,6 @@ API default when a field is absent, so rules can speak of a job's total GPUs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from gpulint.model import workloads
@@ -340,78 +339,3 @@ register("Revision", PodSite(("spec",), metadata=("metadata",)), group="serving.
 # --- Any other kind ---
 
 # Built-in API groups whose kinds are all in the table or hold no pod spec: never searched.
-_BUILTIN_GROUPS = frozenset(
-    {
-        "",
-        "apps",
-        "batch",
-        "rbac.authorization.k8s.io",
-        "apiextensions.k8s.io",
-        "admissionregistration.k8s.io",
-        "networking.k8s.io",
-        "storage.k8s.io",
-        "policy",
-        "scheduling.k8s.io",
-        "coordination.k8s.io",
-        "certificates.k8s.io",
-        "discovery.k8s.io",
-        "autoscaling",
-        "node.k8s.io",
-        "resource.k8s.io",
-        "flowcontrol.apiserver.k8s.io",
-        "apiregistration.k8s.io",
-        "events.k8s.io",
-    }
-)
-_SKIPPED_KEYS = frozenset({"metadata", "status"})
-
-
-def looks_like_pod_spec(node: Any) -> bool:
-    """A mapping with a ``containers`` list whose mappings name an ``image``."""
-    if not isinstance(node, dict):
-        return False
-    containers = node.get("containers")
-    if not isinstance(containers, list) or not containers:
-        return False
-    return all(isinstance(c, dict) for c in containers) and any("image" in c for c in containers)
-
-
-def _walk(node: Any, path: tuple, depth: int) -> Iterator[tuple]:
-    if depth > 40:  # deeper than any real CRD; bounds the work on odd input
-        return
-    if isinstance(node, dict):
-        if path and looks_like_pod_spec(node):
-            yield path
-            return  # a pod spec does not nest another
-        for key, value in node.items():
-            if key not in _SKIPPED_KEYS or path:
-                yield from _walk(value, path + (key,), depth + 1)
-    elif isinstance(node, list):
-        for index, item in enumerate(node):
-            yield from _walk(item, path + (index,), depth + 1)
-
-
-def find_generic(resource: Any) -> list:
-    """Pod specs of a kind the table does not list (``--verbose`` names such kinds)."""
-    from gpulint.model.resource import PodSpec
-
-    api_version = resource.api_version
-    group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
-    if group in _BUILTIN_GROUPS:
-        return []
-    found = []
-    for path in _walk(resource.obj, (), 0):
-        spec = workloads.get(resource.obj, path)
-        meta = path[:-1] + ("metadata",) if path[-1] == "spec" else None
-        role = ".".join(str(p) for p in (path[:-1] if path[-1] == "spec" else path))
-        found.append(PodSpec(resource, path, spec, meta, role or None, None))
-    return found
-
-
-def _register_fallback() -> None:
-    from gpulint.model.resource import register_fallback
-
-    register_fallback(find_generic)
-
-
-_register_fallback()

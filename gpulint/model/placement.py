@@ -24,10 +24,6 @@ NODE_KIND = re.compile(
     rb"""kind["']?\s*:(?:\s|!\S*|["']|[|>][-+0-9]*|#[^\n]*)*(?:Node(?![-\w])|\*)"""
 )
 
-# Keys in Settings.extra (plain data, so they travel to worker processes).
-CLUSTER = "cluster"  # display paths of the inventory files
-USAGE = "cluster_usage"  # node name -> {GPU resource: count held by running pods}
-
 
 @dataclass(frozen=True, slots=True)
 class NodeFact:

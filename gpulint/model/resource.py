@@ -8,7 +8,12 @@ from functools import cached_property
 from typing import Any
 
 from gpulint.findings import ResourceRef
-from gpulint.model import gpu, workloads
+from gpulint.model import (
+    crds,  # noqa: F401 (importing it adds the CRDs to the workload table)
+    gpu,
+    workloads,
+)
+from gpulint.model.generic import find_generic
 from gpulint.yaml.parse import Document
 
 CONTAINER_LISTS = (
@@ -142,7 +147,10 @@ class Resource:
     def pod_specs(self) -> list[PodSpec]:
         entry = workloads.lookup(self.kind, self.api_version)
         if entry is None:
-            return [spec for finder in _FALLBACK_FINDERS for spec in finder(self)]
+            return [
+                PodSpec(self, g.path, g.spec, g.metadata_path, g.role, None)
+                for g in find_generic(self.obj, self.api_version)
+            ]
         found = []
         for site in entry.sites:
             meta_pattern = site.metadata_pattern()
@@ -194,14 +202,6 @@ def _replicas(obj: dict, site: workloads.PodSite, bound: tuple) -> int | None:
             value = 1  # the API default for replicas and parallelism
         total *= max(value, 0)
     return total
-
-
-# Finders for kinds the table does not list (a later fallback finds pod specs generically).
-_FALLBACK_FINDERS: list = []
-
-
-def register_fallback(finder: Any) -> None:
-    _FALLBACK_FINDERS.append(finder)
 
 
 def resources_of(doc: Document) -> Iterator[Resource]:
@@ -266,7 +266,3 @@ def _resource(doc: Document, prefix: tuple, obj: Any) -> Resource | None:
         str(name),
         str(namespace) if namespace is not None else None,
     )
-
-
-# The CRD table and the generic finder register themselves on import.
-from gpulint.model import crds  # noqa: E402,F401

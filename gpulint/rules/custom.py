@@ -20,42 +20,28 @@ from gpulint.findings import Severity
 from gpulint.model.quantity import QuantityError, parse_quantity
 from gpulint.model.resource import Resource
 from gpulint.rules.registry import Report, Rule
+from gpulint.validate import schema as schema_check
 
 TARGETS = ("Pod", "PodSpec", "Container", "GPUContainer")
 
 
-def _quantity_keyword(minimum: bool):
-    def check(validator: Any, bound: Any, instance: Any, schema: dict) -> Iterator[Any]:
-        from jsonschema.exceptions import ValidationError
-
+def _quantity_keyword(minimum: bool) -> schema_check.Keyword:
+    def check(bound: Any, instance: Any) -> str | None:
         try:
             value = parse_quantity(instance)
         except QuantityError as exc:
-            yield ValidationError(f"{instance!r} is not a Kubernetes quantity ({exc})")
-            return
+            return f"{instance!r} is not a Kubernetes quantity ({exc})"
         limit = parse_quantity(bound)
         if minimum and value < limit:
-            yield ValidationError(f"{instance} is less than the minimum {bound}")
+            return f"{instance} is less than the minimum {bound}"
         if not minimum and value > limit:
-            yield ValidationError(f"{instance} is more than the maximum {bound}")
+            return f"{instance} is more than the maximum {bound}"
+        return None
 
     return check
 
 
-def make_validator(schema: dict) -> Any:
-    """A validator for the schema's draft, with the quantity keywords; raises SchemaError."""
-    from jsonschema.validators import extend, validator_for
-
-    base = validator_for(schema)
-    base.check_schema(schema)
-    cls = extend(
-        base,
-        {
-            "resourceMinimum": _quantity_keyword(True),
-            "resourceMaximum": _quantity_keyword(False),
-        },
-    )
-    return cls(schema)
+KEYWORDS = {"resourceMinimum": _quantity_keyword(True), "resourceMaximum": _quantity_keyword(False)}
 
 
 def _bad_quantities(schema: Any, path: tuple = ()) -> tuple[tuple, str] | None:
@@ -121,10 +107,8 @@ class SchemaCheck:
                     yield container.path, container.data, container.name
 
     def _validate(self, path: tuple, instance: Any, container: str | None) -> Iterator[Report]:
-        from gpulint.validate import schema as schema_check
-
         if self._validator is None:
-            self._validator = make_validator(self.schema)
+            self._validator = schema_check.make_validator(self.schema, KEYWORDS)
         for problem in schema_check.check(instance, self._validator):
             yield Report(
                 path + problem.path,
@@ -153,13 +137,11 @@ def _glob(patterns: tuple[str, ...], value: str) -> bool:
 
 def build_rule(spec: dict) -> tuple[Rule | None, tuple[tuple, str] | None]:
     """A Rule from a validated ``custom-rules`` entry, or (None, (subpath, problem))."""
-    from jsonschema.exceptions import SchemaError
-
     schema = spec["schema"]
     try:
-        make_validator(schema)
-    except SchemaError as exc:
-        return None, (("schema",) + tuple(exc.path), f"invalid JSON Schema: {exc.message}")
+        schema_check.make_validator(schema, KEYWORDS)
+    except schema_check.InvalidSchema as exc:
+        return None, (("schema",) + exc.path, f"invalid JSON Schema: {exc.message}")
     bad = _bad_quantities(schema)
     if bad is not None:
         return None, (("schema",) + bad[0], bad[1])

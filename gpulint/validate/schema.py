@@ -1,19 +1,28 @@
-"""JSON Schema validation whose problems point at the offending key.
+"""JSON Schema validation whose problems point at the offending key: gpulint's one schema layer.
 
-Schemas live in ``gpulint/schemas/*.json``. A validator is built once per
-schema (building one per document costs 15x more), and jsonschema is imported
-only when a run validates something.
+Shipped schemas live in ``gpulint/validate/schemas/*.json``; a validator is built
+once per schema (building one per document costs 15x more). An instance that
+:mod:`gpulint.validate.quick` can vouch for is never shown to jsonschema, and
+jsonschema is imported only when a run needs it (~35 ms, more than the rest of a
+one-file run). The custom rules of the config file get their validators here too
+(:func:`make_validator`), with keywords of their own.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
+
+from gpulint.validate import quick
+
+# A keyword of one's own: (the keyword's value in the schema, the instance) -> a problem or None.
+Keyword = Callable[[Any, Any], "str | None"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,8 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
 
 def check(instance: Any, schema: str | Any) -> list[SchemaProblem]:
     """Problems of ``instance`` against a shipped schema name or a prepared validator."""
+    if isinstance(schema, str) and quick.certainly_valid(instance, load_schema(schema)):
+        return []
     validator = _validator(schema) if isinstance(schema, str) else schema
     problems = []
     for error in sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path))):
@@ -68,8 +79,6 @@ def _explain(error: Any) -> list[SchemaProblem]:
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = set((error.schema.get("properties") or {}).keys())
         patterns = error.schema.get("patternProperties") or {}
-        import re
-
         extra = [
             k
             for k in error.instance
@@ -92,3 +101,36 @@ def _explain(error: Any) -> list[SchemaProblem]:
             )
         ]
     return [SchemaProblem(path, error.message, "value")]
+
+
+class InvalidSchema(Exception):
+    """A schema that is not valid JSON Schema (of its own draft)."""
+
+    def __init__(self, path: tuple, message: str) -> None:
+        super().__init__(message)
+        self.path, self.message = path, message
+
+
+def make_validator(schema: dict, keywords: Mapping[str, Keyword] | None = None) -> Any:
+    """A validator for the schema's draft with extra keywords; raises :class:`InvalidSchema`."""
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import extend, validator_for
+
+    base = validator_for(schema)
+    try:
+        base.check_schema(schema)
+    except SchemaError as exc:
+        raise InvalidSchema(tuple(exc.path), exc.message) from None
+    checks = {name: _keyword(check) for name, check in (keywords or {}).items()}
+    return extend(base, checks)(schema) if checks else base(schema)
+
+
+def _keyword(check: Keyword) -> Callable[..., Iterator[Any]]:
+    def validate(validator: Any, bound: Any, instance: Any, schema: dict) -> Iterator[Any]:
+        from jsonschema.exceptions import ValidationError
+
+        problem = check(bound, instance)
+        if problem is not None:
+            yield ValidationError(problem)
+
+    return validate

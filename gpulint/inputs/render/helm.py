@@ -14,7 +14,6 @@ import shutil
 from gpulint.config.settings import Settings
 from gpulint.findings import InputError, Location
 from gpulint.inputs.discover import Target, display_path
-from gpulint.inputs.render import options
 from gpulint.inputs.render.process import run_tool
 from gpulint.inputs.render.template_map import find
 from gpulint.inputs.sources import Source, decode
@@ -29,7 +28,7 @@ NO_HELM = (
 
 
 def command(helm: str, chart: str, settings: Settings) -> list[str]:
-    opts = options(settings)
+    opts = settings.render
     argv = [helm, "template", opts.release_name, chart]
     if opts.namespace:
         argv += ["--namespace", opts.namespace]
@@ -57,7 +56,7 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
         holder.meta.setdefault("notices", []).append(NO_HELM)
         return sources or [holder], errors
     argv = command(helm, chart, settings)
-    outcome = run_tool(argv, options(settings).timeout)
+    outcome = run_tool(argv, settings.render.timeout)
     if not outcome.ok:
         errors.append(InputError(chart, f"helm template failed: {outcome.message}"))
         return sources, errors

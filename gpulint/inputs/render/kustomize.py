@@ -17,7 +17,7 @@ import tempfile
 from gpulint.config.settings import Settings
 from gpulint.findings import InputError
 from gpulint.inputs.discover import Target, display_path
-from gpulint.inputs.render import kustomization_file, options
+from gpulint.inputs.render import kustomization_file
 from gpulint.inputs.render.origin import OriginMapper
 from gpulint.inputs.render.process import run_tool
 from gpulint.inputs.sources import Source, decode
@@ -55,7 +55,7 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
     if prefix is None:
         sources, errors = _plain_files(folder, spec)
         return sources, [InputError(folder, NO_TOOL), *errors]
-    opts = options(settings)
+    opts = settings.render
     with tempfile.TemporaryDirectory(prefix="gpulint-kustomize-") as tmp:
         base = os.path.realpath(tmp)
         relative = os.path.relpath(os.path.realpath(folder), base)

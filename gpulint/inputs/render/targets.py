@@ -1,12 +1,16 @@
-"""Folder handlers for discovery and the readers the engine calls for them."""
+"""Folder handlers for discovery and the readers of the targets they claim.
+
+The command line adds :data:`READERS` to the run's readers; Helm and Kustomize
+themselves (and subprocess) are imported only when a folder of theirs is read.
+"""
 
 from __future__ import annotations
 
 from gpulint.config.settings import Settings
-from gpulint.engine.run import register_reader, register_source_hook
 from gpulint.findings import InputError
-from gpulint.inputs.discover import Target, display_path
-from gpulint.inputs.render import chart_root, kustomization_file, options
+from gpulint.inputs.discover import FolderHandler, Target, display_path
+from gpulint.inputs.readers import PLAIN, Readers
+from gpulint.inputs.render import chart_root, kustomization_file
 from gpulint.inputs.sources import Source
 
 
@@ -24,7 +28,7 @@ def claim_kustomization(folder: str) -> list[Target] | None:
     return [Target(display_path(folder), "kustomize")]
 
 
-def folder_handlers() -> list:
+def folder_handlers() -> list[FolderHandler]:
     return [claim_chart, claim_kustomization]
 
 
@@ -41,13 +45,14 @@ def _read_kustomize(target: Target, settings: Settings) -> tuple[list[Source], l
 
 
 def _chart_dir_hook(source: Source, settings: Settings) -> None:
-    chart_dir = options(settings).chart_dir
+    chart_dir = settings.render.chart_dir
     if chart_dir and "mapper" not in source.meta and "# Source: " in source.text:
         from gpulint.inputs.render import helm
 
         helm.attach_chart_dir(source, chart_dir)
 
 
-register_reader("helm", _read_helm)
-register_reader("kustomize", _read_kustomize)
-register_source_hook(_chart_dir_hook)
+# Plain files, standard input, chart and kustomization folders.
+READERS: Readers = PLAIN.extended(
+    {"helm": _read_helm, "kustomize": _read_kustomize}, (_chart_dir_hook,)
+)

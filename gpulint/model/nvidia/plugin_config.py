@@ -13,8 +13,10 @@ from functools import lru_cache
 from typing import Any
 
 from gpulint import catalog
+from gpulint.inputs.sources import Source
 from gpulint.model.nvidia import recognise
 from gpulint.validate import schema as schema_check
+from gpulint.yaml.parse import parse
 
 SCHEMA = "device-plugin-config.schema.json"
 
@@ -327,9 +329,6 @@ def _dotted(path: tuple) -> str:
 @lru_cache(maxsize=256)
 def parse_text(text: str) -> Any:
     """An embedded config (a ConfigMap value, a chart ``config.map`` entry), or None if not YAML."""
-    from gpulint.inputs.sources import Source
-    from gpulint.yaml.parse import parse
-
     documents, errors = parse(Source("<config>", text))
     if errors or len(documents) != 1:
         return None

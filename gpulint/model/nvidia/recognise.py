@@ -3,13 +3,15 @@
 Values files carry no ``apiVersion``/``kind``; they are recognised by keys only
 their chart reads. An umbrella chart's values hold a chart's values under its
 name (``nvidia-device-plugin:``, ``gpu-operator:``). ``--values-for CHART``
-(``Settings.extra["values_for"]``) places a values file that content cannot.
+(``Settings.values_for``) places a values file that content cannot.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from gpulint.config.settings import Settings
 
 DEVICE_PLUGIN_CHART = "nvidia-device-plugin"
 OPERATOR_CHART = "gpu-operator"
@@ -172,7 +174,6 @@ def explain(message: str, why: str) -> str:
     return f"{head}: {why}{sep}{hint}"
 
 
-def values_for(settings: Any) -> str | None:
-    extra = getattr(settings, "extra", None) or {}
-    chosen = extra.get("values_for")
+def values_for(settings: Settings) -> str | None:
+    chosen = settings.values_for
     return chosen if chosen in CHARTS else None

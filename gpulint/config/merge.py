@@ -1,0 +1,38 @@
+"""The config file's values merged into the settings, under the flags given on the command line."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from gpulint.config.file import Config, severity_map
+from gpulint.config.settings import Settings
+from gpulint.findings import Severity
+from gpulint.rules.registry import Registry
+
+# Settings a flag can set; the config file's value applies only when the flag was not given.
+FLAGGED = ("select", "ignore", "fail_on")
+
+
+def apply_config(
+    settings: Settings, config: Config | None, registry: Registry, given: Collection[str]
+) -> None:
+    """Config values where no flag in ``given`` (names from :data:`FLAGGED`) was given."""
+    values = config.values if config else {}
+    if "select" not in given and "select" in values:
+        settings.select = tuple(values["select"])
+    if "ignore" not in given and "ignore" in values:
+        settings.ignore = tuple(values["ignore"])
+    if "fail_on" not in given and "fail-on" in values:
+        settings.fail_on = Severity.parse(values["fail-on"])
+    if values.get("severity"):
+        settings.severity = severity_map(values, registry)
+    if "gpu-taint-keys" in values:
+        settings.gpu_taint_keys = tuple(values["gpu-taint-keys"])
+    if "max-gpus-per-node" in values:
+        settings.max_gpus_per_node = values["max-gpus-per-node"]
+    if "extended-resource-toleration" in values:
+        settings.extended_resource_toleration = values["extended-resource-toleration"]
+    if values.get("require-reason", False):
+        settings.require_reason = True
+    if config is not None:
+        settings.exemptions = config.exemptions
