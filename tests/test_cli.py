@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -219,9 +220,26 @@ def test_real_subprocess_and_python_dash_m(tmp_path):
     assert proc.stderr == ""
 
 
-def test_readme_lists_every_rule_as_the_registry_has_it():
+def _readme_script():
+    spec = importlib.util.spec_from_file_location("readme_rules", ROOT / "scripts/readme_rules.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_readme_rule_table_is_the_one_gpulint_rules_prints(tmp_path, monkeypatch):
     from gpulint.rules.registry import default_registry
 
-    readme = (ROOT / "README.md").read_text()
-    for rule in default_registry():
-        assert f"| {rule.code} | `{rule.name}` | {rule.severity} |" in readme, rule.code
+    monkeypatch.chdir(tmp_path)  # no config file: the built-in rules only
+    result = run_cli("rules", "--format", "markdown")
+    assert result.exit_code == 0
+    rows = result.output.splitlines()
+    assert rows[:2] == ["| code | name | severity | what it finds |", "|---|---|---|---|"]
+    assert len(rows) == 2 + len(list(default_registry()))
+    assert "| GPU101 | `gpu-limit-missing` | error | A GPU resource is requested" in rows[6]
+    table = _readme_script().table_in((ROOT / "README.md").read_text())
+    assert table == result.output, (
+        "README.md's rule table differs from the registry: "
+        "regenerate it with `python scripts/readme_rules.py` (it writes the output of "
+        "`gpulint rules --format markdown` between the table's markers)"
+    )

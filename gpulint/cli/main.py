@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from collections.abc import Iterable
 from typing import TextIO
 
 import click
@@ -20,7 +21,7 @@ from gpulint.findings import RunResult, Severity
 from gpulint.inputs.cluster import prepare
 from gpulint.inputs.discover import discover
 from gpulint.report import FORMATS, write
-from gpulint.rules.registry import default_registry
+from gpulint.rules.registry import Rule, default_registry
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -186,12 +187,33 @@ def exit_code(result: RunResult, fail_on: Severity) -> int:
 
 
 @cli.command(name="rules")
-def list_rules() -> None:
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text: aligned columns; markdown: the table README.md shows.",
+)
+def list_rules(fmt: str) -> None:
     """List the rules: code, name, default severity and summary."""
-    rows = [(r.code, r.name, str(r.severity), r.summary) for r in adoption.configured_registry()]
+    registry = adoption.configured_registry()
+    if fmt == "markdown":
+        click.echo(rules_markdown(registry), nl=False)
+        return
+    rows = [(r.code, r.name, str(r.severity), r.summary) for r in registry]
     widths = [max(len(row[i]) for row in rows) for i in range(3)] if rows else [0, 0, 0]
     for code, name, severity, summary in rows:
         click.echo(f"{code:<{widths[0]}}  {name:<{widths[1]}}  {severity:<{widths[2]}}  {summary}")
+
+
+def rules_markdown(rules: Iterable[Rule]) -> str:
+    """The rule table of README.md: code, name, default severity, what it finds."""
+    lines = ["| code | name | severity | what it finds |", "|---|---|---|---|"]
+    for rule in rules:
+        summary = rule.summary.replace("|", "\\|")
+        lines.append(f"| {rule.code} | `{rule.name}` | {rule.severity} | {summary} |")
+    return "\n".join(lines) + "\n"
 
 
 @cli.command(name="config-schema")
