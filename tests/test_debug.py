@@ -79,7 +79,7 @@ def test_last_resort_handler(
     capsys: pytest.CaptureFixture[str],
     debug: bool,
 ) -> None:
-    monkeypatch.setattr(cli_main, "discover", _crash_outside_rules)
+    monkeypatch.setattr(cli_main.discovery, "discover", _crash_outside_rules)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("GPULINT_DEBUG", raising=False)
     argv = ["gpulint", "check", "--no-config"] + (["--debug"] if debug else []) + ["x.yaml"]

@@ -397,3 +397,22 @@ def test_a_base_shared_by_two_kustomizations_is_reported_once(
     assert data["errors"] == []
     got = [(f["code"], f["path"], f["line"], f["column"]) for f in data["findings"]]
     assert got == [("GPU101", "base/deployment.yaml", 14, 15)]
+
+
+def test_kubectl_log_headers_leave_the_message_so_runs_agree():
+    from gpulint.inputs.render.kustomize import _readable
+
+    def stderr(when: str, thread: int) -> str:
+        return (
+            "kubectl exited with code 1: # Warning: 'bases' is deprecated.\n"
+            f'E1201 {when}   {thread} run.go:72] "command failed" err="missing .env"'
+        )
+
+    first = _readable(stderr("20:28:00.366655", 13278), "/tmp/base", "../app", "app")
+    again = _readable(stderr("21:02:59.000001", 99), "/tmp/base", "../app", "app")
+    expected = (
+        "kubectl exited with code 1: # Warning: 'bases' is deprecated. "
+        '"command failed" err="missing .env"'
+    )
+    assert first == expected
+    assert again == expected

@@ -18,8 +18,8 @@ from gpulint.config.settings import Settings
 from gpulint.engine.run import DEBUG_HINT, build_context, run
 from gpulint.engine.workers import cpu_count
 from gpulint.findings import RunResult, Severity
+from gpulint.inputs import discover as discovery
 from gpulint.inputs.cluster import prepare
-from gpulint.inputs.discover import discover
 from gpulint.report import FORMATS, write
 from gpulint.rules.registry import Rule, default_registry
 
@@ -145,7 +145,7 @@ def check(
         values_for=values_for,
     )
     setup.apply(settings)
-    targets, errors = discover(
+    targets, errors = discovery.discover(
         paths or (".",), folder_handlers=render_flags.handlers(), excluded=setup.excluded
     )
     targets = setup.keep(targets)

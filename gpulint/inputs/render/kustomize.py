@@ -95,13 +95,17 @@ _WRAPPER_LAYER = re.compile(
 # What the offline environment of process.py makes a network fetch fail with.
 OFFLINE_SIGNS = ("127.0.0.1:9", "transport 'https' not allowed")
 _EXITED = re.compile(r"^\S+ exited with code \d+: ")
+# kubectl's log header (klog: severity, date, time, thread, file:line) changes from run to
+# run; without it the same folder gives the same message (and --jobs N the --jobs 1 output).
+_KLOG_HEADER = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] ", re.M)
 
 
 def _readable(message: str, base: str, relative: str, folder: str) -> str:
     """Kustomize's message about the user's folder, not gpulint's wrapper; errors first."""
     exited = _EXITED.match(message)
     prefix = exited.group(0) if exited else ""
-    message = _WRAPPER_LAYER.sub("", message[len(prefix) :], count=1)
+    message = _KLOG_HEADER.sub("", message[len(prefix) :])
+    message = _WRAPPER_LAYER.sub("", message, count=1)
     message = message.replace(relative.rstrip("/"), folder).replace(base, folder)
     lines = [line for line in message.splitlines() if line.strip()]
     errors = [line for line in lines if "error" in line.lower()]
