@@ -76,9 +76,12 @@ def _run_check(workdir: Path, tmp_path: Path, **inputs: str) -> tuple[int, str, 
     return result.returncode, result.stdout + result.stderr, outputs
 
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("gpulint") is None or shutil.which("bash") is None, reason="needs bash"
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        shutil.which("gpulint") is None or shutil.which("bash") is None, reason="needs bash"
+    ),
+]
 
 
 @pytest.fixture

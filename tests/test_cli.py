@@ -203,6 +203,7 @@ def test_version():
     assert run_cli("--version").output.strip() == f"gpulint, version {__version__}"
 
 
+@pytest.mark.slow
 def test_real_subprocess_and_python_dash_m(tmp_path):
     path = tmp_path / "m.yaml"
     path.write_text(NO_LIMIT)

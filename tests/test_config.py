@@ -394,6 +394,7 @@ _CONFIGS = st.dictionaries(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_CONFIGS)
 def test_quick_check_never_vouches_for_an_invalid_config(config):

@@ -18,7 +18,10 @@ from tests.conftest import CORPUS as SHARED_CORPUS
 
 CORPUS = SHARED_CORPUS
 
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no corpus at {CORPUS}")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no corpus at {CORPUS}"),
+]
 
 
 def run(*args: str) -> tuple[int, dict, str]:

@@ -267,6 +267,7 @@ def test_helm_failure_is_an_input_error_with_helms_message(chart, fake_helm, mon
     ) in result.output
 
 
+@pytest.mark.slow
 def test_a_hanging_helm_is_stopped_at_the_timeout(chart, fake_helm, monkeypatch):
     monkeypatch.setenv("FAKE_HELM_SLEEP", "30")
     result = run_cli("check", "mychart", "--render-timeout", "1")

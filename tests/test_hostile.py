@@ -205,6 +205,7 @@ def test_a_10_mb_line_that_never_closes_its_quote(tmp_path):
     assert_bad(tmp_path, bad, 2, 1, "found unexpected end of stream")
 
 
+@pytest.mark.slow
 def test_100000_documents_in_one_stream(tmp_path):
     path = _write(tmp_path / "many.yaml", "---\nk: v\n" * 100_000 + "---\n" + GOOD)
     code, report = lint(path)

@@ -318,6 +318,7 @@ def test_the_wheel_kubectl_is_the_one_used(only_wheel_kubectl):
 CORPUS = SHARED_CORPUS
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the project")
 def test_every_corpus_kustomization_renders_or_says_why(only_wheel_kubectl, monkeypatch):
     monkeypatch.chdir(CORPUS)

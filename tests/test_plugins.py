@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+# Each test starts a Python process with a plugin distribution on its path.
+pytestmark = pytest.mark.slow
+
 PLUGIN = '''\
 """Acme's GPU rules."""
 

@@ -23,10 +23,13 @@ from gpulint.yaml.parse import parse
 
 ROOT = Path(__file__).resolve().parents[1]
 
-pytestmark = pytest.mark.skipif(
-    not (ROOT / ".git").exists() or shutil.which("git") is None,
-    reason="pre-commit try-repo needs this checkout to be a git repository",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (ROOT / ".git").exists() or shutil.which("git") is None,
+        reason="pre-commit try-repo needs this checkout to be a git repository",
+    ),
+]
 
 GOOD = """\
 apiVersion: batch/v1

@@ -15,6 +15,7 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -209,6 +210,7 @@ def test_any_bytes_never_crash(data):
     assert_no_crash(*lint_files([data]))
 
 
+@pytest.mark.slow
 @BUDGET
 @given(st.text(max_size=400))
 def test_any_text_never_crashes(text):
@@ -236,6 +238,7 @@ def test_mutated_manifests_never_crash(edits):
     assert_no_crash(*lint_files([text]))
 
 
+@pytest.mark.slow
 @BUDGET
 @given(st.lists(documents, min_size=1, max_size=4), st.randoms(use_true_random=False))
 def test_generated_manifests_are_deterministic_in_any_order(files, rng):
