@@ -24,10 +24,12 @@ def compile_package() -> None:
     import compileall
 
     import gpulint
-    import gpulint.rules
+    import gpulint.rules.builtin
 
-    for package in (gpulint, gpulint.rules):
-        compileall.compile_dir(os.path.dirname(package.__file__), quiet=1)
+    # gpulint/ and the rule pack (rules/, which ships as gpulint.rules.builtin)
+    for package in (gpulint, gpulint.rules.builtin):
+        for folder in package.__path__:
+            compileall.compile_dir(folder, quiet=1)
 
 
 compile_package()

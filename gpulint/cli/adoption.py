@@ -153,10 +153,10 @@ def setup(registry: Registry) -> Setup:
     """Load the config file the flags point to; config errors end the run with exit code 2."""
     ctx = click.get_current_context()
     flags = ctx.meta.get(_META_KEY) or dict.fromkeys(_NAMES)
-    path = None
+    path: str | None = None
     if not flags["no_config"]:
         path = flags["config_path"] or config_mod.find_config()
-        if flags["config_path"] and not os.path.isfile(path):
+        if flags["config_path"] and not os.path.isfile(flags["config_path"]):
             _fail([f"gpulint: config file {path} not found"])
     result = Setup(registry, flags)
     if path:

@@ -60,7 +60,8 @@ def find_config(start: str | None = None) -> str | None:
 def schema_text() -> str:
     return (
         resources.files("gpulint.validate")
-        .joinpath("schemas", SCHEMA_NAME)
+        .joinpath("schemas")
+        .joinpath(SCHEMA_NAME)
         .read_text(encoding="utf-8")
     )
 
@@ -117,7 +118,8 @@ class _Locator:
 def _custom_rules(
     values: dict, registry: Registry, locate: _Locator
 ) -> tuple[list[Rule], list[InputError]]:
-    rules, errors = [], []
+    rules: list[Rule] = []
+    errors: list[InputError] = []
     seen_codes = {r.code for r in registry}
     seen_names = {r.name for r in registry}
     for i, spec in enumerate(values.get("custom-rules", ())):
@@ -133,8 +135,8 @@ def _custom_rules(
             errors.append(locate(base + ("name",), f"rule name {name} is already taken"))
             continue
         rule, problem = custom_rules.build_rule(spec)
-        if problem is not None:
-            subpath, message = problem
+        if rule is None:
+            subpath, message = problem or ((), "invalid custom rule")
             errors.append(locate(base + subpath, message, "value"))
             continue
         seen_codes.add(code)

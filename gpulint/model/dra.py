@@ -101,7 +101,7 @@ def pod_claims(pod: PodSpec) -> list[PodClaim]:
             continue
         source = item.get("source")
         legacy = isinstance(source, dict)
-        holder = source if legacy else item
+        holder = source if isinstance(source, dict) else item  # legacy: the source mapping
         path = pod.path + ("resourceClaims", i)
         template = claim = ref_path = None
         for key in ("resourceClaimTemplateName", "resourceClaimName"):

@@ -88,8 +88,10 @@ def _taints(spec: Mapping[str, Any]) -> tuple[Taint, ...]:
 
 def node_view(resource: Resource) -> NodeView:
     obj = resource.obj
-    spec = obj.get("spec") if isinstance(obj.get("spec"), Mapping) else {}
-    status = obj.get("status") if isinstance(obj.get("status"), Mapping) else {}
+    spec = obj.get("spec")
+    spec = spec if isinstance(spec, Mapping) else {}
+    status = obj.get("status")
+    status = status if isinstance(status, Mapping) else {}
     labels = {str(k): _text(v) for k, v in resource.labels.items()}
     # Allocatable is what the scheduler counts; a hand-written Node without it
     # falls back to capacity (the two are equal for device-plugin resources).

@@ -117,7 +117,7 @@ def _terms(spec: dict) -> tuple[Term, ...] | None:
         raw = raw.get(step) if isinstance(raw, dict) else None
     if not isinstance(raw, list) or not raw:
         return None  # absent, or empty (which the API server rejects anyway)
-    by_term: dict[int, list[LabelRequirement]] = {}
+    by_term: dict[int | None, list[LabelRequirement]] = {}
     for term in scheduling.affinity_terms(spec):
         for req in term:
             by_term.setdefault(req.term, []).append(req)

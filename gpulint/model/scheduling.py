@@ -64,7 +64,7 @@ def node_selector(spec: dict) -> list[LabelRequirement]:
 
 def affinity_terms(spec: dict) -> list[list[LabelRequirement]]:
     """Required node affinity: a list of terms (ORed), each a list of requirements (ANDed)."""
-    node = spec
+    node: Any = spec
     for step in REQUIRED_AFFINITY:
         node = node.get(step) if isinstance(node, dict) else None
     if not isinstance(node, list):

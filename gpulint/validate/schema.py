@@ -34,8 +34,9 @@ class SchemaProblem:
 
 @cache
 def load_schema(name: str) -> dict:
-    """A schema shipped in ``gpulint/schemas`` by file name (``config.schema.json``)."""
-    text = resources.files("gpulint.validate").joinpath("schemas", name).read_text(encoding="utf-8")
+    """A schema shipped in ``gpulint/validate/schemas`` by file name (``config.schema.json``)."""
+    schemas = resources.files("gpulint.validate").joinpath("schemas")
+    text = schemas.joinpath(name).read_text(encoding="utf-8")
     return json.loads(text)
 
 

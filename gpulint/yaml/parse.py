@@ -134,8 +134,7 @@ class _Builder:
         self._repeated: list[tuple[MappingNode, Node, Node]] = []
 
     def build(self, node: Node, depth: int) -> Any:
-        kind = type(node)
-        if kind is ScalarNode:
+        if type(node) is ScalarNode:  # mypy narrows `type(x) is C`, not an alias of it
             self._count += 1
             if node.ctag is _IMPLICIT_TAG:
                 return node.value if node.style else resolve_plain(node.value)
@@ -158,7 +157,7 @@ class _Builder:
                     )
                 return value
         before = self._count
-        if kind is MappingNode:
+        if type(node) is MappingNode:
             value = self._mapping(node, depth)
         else:
             build = self.build

@@ -66,13 +66,12 @@ def resolve(root: Node, path: tuple, at: str = "key") -> tuple[Span, int]:
     key_node: Node | None = None
     depth = 0
     for element in path:
-        kind = type(node)
-        if kind is MappingNode and type(element) is str:
+        if type(node) is MappingNode and type(element) is str:
             entry = _mapping_entry(node, element)
             if entry is None:
                 break
             key_node, node = entry
-        elif kind is SequenceNode and type(element) is int:
+        elif type(node) is SequenceNode and type(element) is int:
             if not 0 <= element < len(node.value):
                 break
             key_node, node = None, node.value[element]

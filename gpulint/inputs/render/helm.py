@@ -106,7 +106,7 @@ class TemplateMapper:
             return location, None, None
         file = self._file(template)
         text = self._text(file) if file else None
-        if text is None:
+        if file is None or text is None:
             return location, template, None
         _span, depth = positions.resolve(doc.node, path, at)
         if depth < len(path):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+_DASHES = re.compile(r"[ ]*((?:-[ ]+)*)")  # the `- ` markers that open a line
 _KEY_LINE = re.compile(
     r"^(?P<indent>[ ]*)(?P<dashes>(?:-[ ]+)*)"
     r"""(?P<q>["']?)(?P<key>[^\s"'#{}:][^"'#{}]*?)(?P=q)[ ]*:(?:[ ]|$)"""
@@ -55,7 +56,8 @@ def _scan(text: str) -> tuple[list[_Line | None], frozenset[int]]:
         match = _KEY_LINE.match(raw)
         indent = len(raw) - len(raw.lstrip(" "))
         if match is None:
-            dashes = re.match(r"[ ]*((?:-[ ]+)*)", raw).group(1)
+            leading = _DASHES.match(raw)  # always matches (every part is optional)
+            dashes = leading.group(1) if leading else ""
             cols = tuple(indent + i for i, ch in enumerate(dashes) if ch == "-")
             out.append(_Line(number, indent, cols, "", indent + len(dashes), 0, None))
             continue
