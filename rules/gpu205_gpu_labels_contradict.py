@@ -111,7 +111,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
-from gpulint.model.gpu_labels import contradictions, requirements_from_labels
+from gpulint.model.gpu_label_conflicts import contradictions
+from gpulint.model.gpu_labels import requirements_from_labels
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import requirement_sets
 from gpulint.rules.registry import Report, Rule

@@ -94,13 +94,12 @@ from typing import TYPE_CHECKING
 from gpulint import catalog
 from gpulint.findings import Severity
 from gpulint.model.gpu_label_families import known_values, suggest_value
-from gpulint.model.gpu_labels import (
-    GKE_ACCELERATOR,
-    PRODUCT,
+from gpulint.model.gpu_label_suggestions import (
     sanitised,
     suggest_gke_accelerators,
     suggest_products,
 )
+from gpulint.model.gpu_labels import GKE_ACCELERATOR, PRODUCT
 from gpulint.model.placeholders import is_placeholder
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import label_requirements

@@ -1,5 +1,7 @@
-"""GPU node labels: which keys name a GPU model, which only GPU nodes carry, and
-whether a set of label requirements can hold together on one node.
+"""GPU node labels: which keys name a GPU model and which only GPU nodes carry.
+
+Whether a set of label requirements can hold together on one node is
+``gpu_label_conflicts``; did-you-mean for label values is ``gpu_label_suggestions``.
 
 Used on a pod's requirements (node selector plus one required affinity term)
 and on a Node's own labels (each label is then a one-value ``In``), so the same
@@ -25,8 +27,7 @@ Label keys and their sources:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -117,7 +118,7 @@ _GPU_NODE_PREFIXES = (
 )
 # Values that say "no GPU here" on a GPU label (nvidia.com/gpu.present=false, count 0).
 _NEGATIVE = frozenset({"false", "0", ""})
-_MIG_PROFILE_KEY = re.compile(
+MIG_PROFILE_KEY = re.compile(
     r"^nvidia\.com/mig-(?P<profile>[0-9]+g\.[0-9]+gb[a-z.+-]*?)\.[a-z.-]+$"
 )
 
@@ -143,20 +144,30 @@ def holds_placeholder(req: LabelRequirement) -> bool:
     )
 
 
+SEPARATORS = re.compile(r"[\s_]+")  # between the words of a label value
+_NOISE_TOKENS = frozenset({"nvidia", "tesla"})
+
+
+def value_tokens(value: str) -> frozenset[str]:
+    """The words of a label value, lower-case, without vendor noise (``nvidia``, ``tesla``)."""
+    text = SEPARATORS.sub("-", value.strip().lower())
+    return frozenset(t for t in text.split("-") if t and t not in _NOISE_TOKENS)
+
+
 _MODEL_TOKEN = re.compile(r"^[a-z]{1,2}[0-9]{1,3}[a-z]?$")  # t4, a100, l40s, a10g, gh200
 
 
 @cache
 def model_tokens() -> frozenset[str]:
     """GPU model names as words (``a100``, ``t4``...), from the catalog's product labels."""
-    words = {w for label in catalog.product_labels() for w in _tokens(label)}
-    words |= {w for value in catalog.gke_accelerators() for w in _tokens(value)}
+    words = {w for label in catalog.product_labels() for w in value_tokens(label)}
+    words |= {w for value in catalog.gke_accelerators() for w in value_tokens(value)}
     return frozenset(w for w in words if _MODEL_TOKEN.match(w))
 
 
 def names_model(value: str) -> bool:
     """A label value that names a GPU model, whatever the key (``gpu-type: a100``)."""
-    return bool(_tokens(value.replace(".", "-")) & model_tokens())
+    return bool(value_tokens(value.replace(".", "-")) & model_tokens())
 
 
 def pins_model(req: LabelRequirement) -> bool:
@@ -258,296 +269,3 @@ def has_gpu_taint(taints: Any, keys: Sequence[str]) -> bool:
         isinstance(t, Mapping) and t.get("key") in keys and t.get("effect") in BLOCKING_EFFECTS
         for t in taints
     )
-
-
-# --- Did you mean ---------------------------------------------------------------------------
-
-_SEPARATORS = re.compile(r"[\s_]+")
-_NOISE_TOKENS = frozenset({"nvidia", "tesla"})
-
-
-def _tokens(value: str) -> frozenset[str]:
-    text = _SEPARATORS.sub("-", value.strip().lower())
-    return frozenset(t for t in text.split("-") if t and t not in _NOISE_TOKENS)
-
-
-def _match(value: str, known: Iterable[str]) -> list[str]:
-    """Known values that ``value`` most likely meant, best kind of match first."""
-    known = sorted(set(known))
-    norm = _SEPARATORS.sub("-", value.strip()).lower()
-    forms = {norm, "nvidia-" + norm, norm.removeprefix("nvidia-")}
-    exact = [k for k in known if k.lower() in forms]
-    if exact:
-        return exact
-    tokens = _tokens(value)
-    if not tokens:
-        return []
-    same = [k for k in known if _tokens(k) == tokens]
-    if same:
-        return same
-    # "A100" -> every A100; "NVIDIA-H100-80GB" -> "NVIDIA-H100-80GB-HBM3".
-    wider = [k for k in known if tokens < _tokens(k)]
-    if wider:
-        return wider
-    # "NVIDIA-H200-SXM5-141GB" -> "NVIDIA-H200": a known value plus words GFD never adds.
-    return [k for k in known if _tokens(k) and _tokens(k) < tokens]
-
-
-def _prefer_prefixed(labels: list[str]) -> list[str]:
-    """Of ``A100-SXM4-40GB`` and ``NVIDIA-A100-SXM4-40GB`` show the current driver's form."""
-    present = set(labels)
-    return [
-        label
-        for label in labels
-        if label.startswith(catalog.NVIDIA_PREFIX) or catalog.NVIDIA_PREFIX + label not in present
-    ]
-
-
-def suggest_products(value: str) -> list[str]:
-    """``nvidia.com/gpu.product`` values that ``value`` probably meant (GFD suffixes kept)."""
-    base, profile, shared = catalog.split_product(value)
-    found = _prefer_prefixed(_match(base, catalog.product_labels()))
-    if profile:
-        # Only GPUs that offer the MIG profile the value names.
-        found = [
-            f for f in found if profile in getattr(catalog.gpu_for_product(f), "mig_profiles", {})
-        ]
-    suffix = (f"-MIG-{profile}" if profile else "") + ("-SHARED" if shared else "")
-    return [label + suffix for label in found]
-
-
-def suggest_gke_accelerators(value: str) -> list[str]:
-    return _match(value, catalog.gke_accelerators())
-
-
-def sanitised(value: str) -> str:
-    """The label GFD makes of a device name: other characters dropped, spaces to dashes."""
-    kept = re.sub(r"[^A-Za-z0-9._ -]", "", value)
-    return re.sub(r"\s+", "-", kept.strip())
-
-
-# --- Can these labels hold together? ---------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Contradiction:
-    at: LabelRequirement  # where to point: the requirement that cannot hold with the others
-    message: str
-
-
-def _quote(req: LabelRequirement) -> str:
-    if req.operator == "In" and len(req.values) == 1:
-        return f"{req.key}={req.values[0]}"
-    if req.operator in ("In", "NotIn"):
-        return f"{req.key} {req.operator} [{', '.join(req.values)}]"
-    if req.operator in ("Gt", "Lt"):
-        return f"{req.key} {req.operator} {req.values[0] if req.values else '?'}"
-    return f"{req.key} {req.operator}"
-
-
-def _number(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-def _same_key_conflicts(reqs: Sequence[LabelRequirement]) -> list[Contradiction]:
-    """Two requirements on one GPU label that no single value satisfies."""
-    found = []
-    by_key: dict[str, list[LabelRequirement]] = {}
-    for req in reqs:
-        if is_gpu_label(req.key) or is_model_key(req.key):
-            by_key.setdefault(req.key, []).append(req)
-    for key, group in by_key.items():
-        if len(group) < 2:
-            continue
-        pinned = [r for r in group if r.operator == "In"]
-        if pinned:
-            # Narrow the first pinned set requirement by requirement; the one that
-            # empties it is where the contradiction shows.
-            first = pinned[0]
-            values = set(first.values)
-            for req in group:
-                if req is first:
-                    continue
-                values = {v for v in values if req.allows(v)}
-                if not values:
-                    message = f"{_quote(req)} contradicts {_quote(first)}: no node has both"
-                    found.append(Contradiction(req, message))
-                    break
-            continue
-        ops = {r.operator for r in group}
-        if "Exists" in ops and "DoesNotExist" in ops:
-            found.append(
-                Contradiction(group[-1], f"{key} is required both to exist and not to exist")
-            )
-    return found
-
-
-def _candidates(reqs: Sequence[LabelRequirement]) -> tuple[LabelRequirement, list[str]] | None:
-    """The requirement that pins the GPU model and its values, when every value is known."""
-    for key in (PRODUCT, GKE_ACCELERATOR):
-        pinned = [r for r in reqs if r.key == key and r.operator == "In" and r.values]
-        if not pinned:
-            continue
-        values = set(pinned[0].values)
-        for r in pinned[1:]:
-            values &= set(r.values)
-        values_sorted = sorted(values)
-        if not values_sorted:
-            return None  # reported as a same-key contradiction
-        if key == PRODUCT and all(catalog.gpu_for_product(v) for v in values_sorted):
-            return pinned[0], values_sorted
-        gke = catalog.gke_accelerators()
-        if key == GKE_ACCELERATOR and all(gke.get(v) for v in values_sorted):
-            return pinned[0], values_sorted
-    return None
-
-
-def _gpu_of(source: LabelRequirement, value: str) -> tuple[catalog.Gpu, str | None, bool]:
-    """(GPU, MIG profile of a MIG-single product label, label says MIG-INVALID)."""
-    if source.key == GKE_ACCELERATOR:
-        gpu = catalog.gke_accelerators()[value]
-        assert gpu is not None
-        return gpu, None, False
-    _base, profile, _shared = catalog.split_product(value)
-    gpu = catalog.gpu_for_product(value)
-    assert gpu is not None
-    return gpu, (None if profile == "INVALID" else profile), profile == "INVALID"
-
-
-def _mib(gpu: catalog.Gpu) -> str:
-    known = sorted({m for m in (gpu.memory_mib, *gpu.memory_mib_observed) if m})
-    return " or ".join(str(m) for m in known) + " MiB" if known else "unknown memory"
-
-
-def _memory_conflict(gpu: catalog.Gpu, req: LabelRequirement) -> bool:
-    known = [m for m in (gpu.memory_mib, *gpu.memory_mib_observed) if m]
-    if not known:
-        return False
-    tol = catalog.MEMORY_TOLERANCE
-    if req.operator == "In":
-        numbers = [n for n in (_number(v) for v in req.values) if n is not None]
-        if len(numbers) != len(req.values):
-            return False  # not a number: nothing to compare
-        return not any(gpu.memory_matches(n) for n in numbers)
-    bound = _number(req.values[0]) if req.values else None
-    if bound is None:
-        return False
-    if req.operator == "Gt":
-        return max(known) * (1 + tol) <= bound
-    if req.operator == "Lt":
-        return min(known) * (1 - tol) >= bound
-    return False
-
-
-def _why_not(
-    gpu: catalog.Gpu,
-    name: str,
-    profile: str | None,
-    invalid: bool,
-    others: Sequence[LabelRequirement],
-) -> tuple[LabelRequirement | None, str] | None:
-    """The first requirement that the GPU ``name`` cannot satisfy, with the reason."""
-    gke = catalog.gke_accelerators()
-    for req in others:
-        key, op = req.key, req.operator
-        if key == MEMORY and profile is None and not invalid and _memory_conflict(gpu, req):
-            return req, (
-                f"{_quote(req)} does not fit {name}, whose nodes report {_mib(gpu)} "
-                f"(within {catalog.MEMORY_TOLERANCE:.0%}): a label left over from other hardware"
-            )
-        family_req = key == FAMILY and op in ("In", "NotIn") and req.values
-        if family_req and gpu.family and (gpu.family in req.values) != (op == "In"):
-            return req, f"{_quote(req)} contradicts {name}, a {gpu.family} GPU"
-        if key == COUNT and op == "In" and not invalid and profile is None:
-            counts = [_number(v) for v in req.values]
-            if all(c is not None and c < 1 for c in counts):
-                return req, (
-                    f"{_quote(req)} contradicts {name}: GPU feature discovery writes "
-                    "a count of 0 only with a -MIG-INVALID product"
-                )
-        if key == GKE_ACCELERATOR and op == "In" and req.values:
-            mapped = [gke.get(v) for v in req.values]
-            if all(mapped) and gpu not in mapped:
-                return req, f"{_quote(req)} is a different GPU from {name}"
-        if key == PRODUCT and op == "In" and req.values:
-            mapped = [catalog.gpu_for_product(v) for v in req.values]
-            if all(mapped) and gpu not in mapped:
-                return req, f"{_quote(req)} is a different GPU from {name}"
-        if key == MIG_STRATEGY and op == "In" and profile and set(req.values) == {"mixed"}:
-            return req, (
-                f"{_quote(req)} contradicts {name}: GPU feature discovery adds -MIG-<profile> "
-                "to the product only under the single strategy"
-            )
-        mig = _mig_conflict(gpu, name, req)
-        if mig:
-            return req, mig
-    if profile is not None:
-        if not gpu.mig_capable:
-            return None, f"{name} names a MIG device, but {gpu.id} does not support MIG"
-        if profile not in gpu.mig_profiles:
-            return None, (
-                f"{name} names MIG profile {profile}, which {gpu.id} does not offer "
-                f"(it offers {', '.join(sorted(gpu.mig_profiles))})"
-            )
-    return None
-
-
-def _mig_conflict(gpu: catalog.Gpu, name: str, req: LabelRequirement) -> str | None:
-    key, op, values = req.key, req.operator, req.values
-    positive = op == "In" and bool(values) or op in ("Exists", "Gt")
-    profiles = {catalog.mig_resource_profile(p) for p in gpu.mig_profiles} | set(gpu.mig_profiles)
-    if key == MIG_CAPABLE and op == "In" and values:
-        wanted = {v.lower() for v in values}
-        if gpu.mig_capable and wanted == {"false"}:
-            return f"{_quote(req)} contradicts {name}, which supports MIG"
-        if not gpu.mig_capable and wanted == {"true"}:
-            return f"{_quote(req)} contradicts {name}, which does not support MIG"
-        return None
-    if gpu.mig_capable:
-        match = _MIG_PROFILE_KEY.match(key)
-        if match and positive and match.group("profile") not in profiles:
-            return (
-                f"{_quote(req)} names MIG profile {match.group('profile')}, which {name} "
-                f"does not offer (it offers {', '.join(sorted(gpu.mig_profiles))})"
-            )
-        if key == GKE_PARTITION and op == "In" and values and not set(values) & profiles:
-            return f"{_quote(req)} is not a MIG profile of {name}"
-        return None
-    # Not MIG-capable: labels written only for MIG devices contradict it. (Not
-    # nvidia.com/mig.strategy, which GFD writes on every node when the plugin's
-    # strategy is single or mixed, nor nvidia.com/mig.config, which users set.)
-    if (_MIG_PROFILE_KEY.match(key) or key == GKE_PARTITION) and positive:
-        return f"{_quote(req)} asks for MIG devices, but {name} does not support MIG"
-    return None
-
-
-def contradictions(reqs: Sequence[LabelRequirement]) -> list[Contradiction]:
-    """Why no node can carry all of ``reqs`` (one conjunction of requirements).
-
-    Only knowledge from the catalog is used; an unknown product or a value
-    gpulint cannot compare is never called a contradiction.
-    """
-    reqs = [r for r in reqs if not holds_placeholder(r)]  # nothing to compare yet
-    found = _same_key_conflicts(reqs)
-    if found:
-        return found
-    pinned = _candidates(reqs)
-    if pinned is None:
-        return []
-    source, values = pinned
-    others = [r for r in reqs if r is not source]
-    reasons = []
-    for value in values:
-        gpu, profile, invalid = _gpu_of(source, value)
-        why = _why_not(gpu, value, profile, invalid, others)
-        if why is None:
-            return []  # this value can hold together with the rest
-        reasons.append(why)
-    if len(reasons) == 1:
-        at, message = reasons[0]
-        return [Contradiction(at or source, message)]
-    joined = "; ".join(message for _at, message in reasons)
-    return [Contradiction(source, f"none of {_quote(source)} can hold: {joined}")]

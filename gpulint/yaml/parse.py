@@ -28,6 +28,13 @@ from ruamel.yaml.tag import Tag
 from gpulint.findings import InputError
 from gpulint.inputs.sources import Source
 from gpulint.yaml.scalars import resolve_plain, resolve_tagged
+from gpulint.yaml.templates import (
+    RENDER_FIRST,
+    first_placeholder,
+    near_placeholder,
+    templates_by_line,
+    unrendered_template,
+)
 
 # Deeper than any Kubernetes object; bounds recursion on hostile input.
 MAX_DEPTH = 400
@@ -45,20 +52,7 @@ _IMPLICIT = "tag:gpulint,2026:implicit"
 _IMPLICIT_TAG = Tag(suffix=_IMPLICIT)
 _MAP_TAG = Tag(suffix="tag:yaml.org,2002:map")
 _SEQ_TAG = Tag(suffix="tag:yaml.org,2002:seq")
-_SOURCE_COMMENT = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
 _DOCUMENT_MARKER = re.compile(r"^(?:---|\.\.\.)(?=[ \t\r\n]|\Z)", re.MULTILINE)
-# Go template actions only Helm writes (Prometheus and Argo use `{{ $labels }}`,
-# `{{inputs.x}}` in valid YAML strings, which stay ordinary values).
-_HELM_ACTION = re.compile(
-    r"\{\{-?\s*(?:\.(?:Values|Release|Chart|Capabilities|Files|Template)\b"
-    r"|(?:include|template|define|toYaml|tpl|required)\s)"
-)
-_ACTION_LINE = re.compile(r"^[ \t]*\{\{-?\s*(?:if|range|with|end|else|define|template)\b", re.M)
-RENDER_FIRST = (
-    "unrendered template: this file holds Go template placeholders ({{ ... }}) and is "
-    "not YAML until it is rendered; render it first (helm template CHART | gpulint check -) "
-    "or point gpulint at the chart folder"
-)
 
 
 class _Composer(CParser):
@@ -262,47 +256,6 @@ def _error_message(exc: YAMLError, text: str, line: int, column: int) -> str:
     return message
 
 
-def _templates_by_line(text: str) -> list[tuple[int, str]]:
-    """(0-based line, template) of every Helm ``# Source:`` comment, in order."""
-    if "# Source: " not in text:
-        return []
-    found = []
-    line, counted = 0, 0
-    for match in _SOURCE_COMMENT.finditer(text):
-        line += text.count("\n", counted, match.start())  # incremental: linear in the text
-        counted = match.start()
-        found.append((line, match.group(1)))
-    return found
-
-
-def _position(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
-
-
-def unrendered_template(text: str) -> tuple[int, int] | None:
-    """Line and column of the first Helm template action, if the text has one."""
-    if "{{" not in text:
-        return None
-    match = _HELM_ACTION.search(text)
-    return _position(text, match.start()) if match else None
-
-
-def _placeholder(text: str) -> tuple[int, int] | None:
-    """Line and column of the first ``{{`` (any Go template), if any."""
-    offset = text.find("{{")
-    return None if offset < 0 else _position(text, offset)
-
-
-def _near_placeholder(text: str, line: int) -> bool:
-    """Whether a failure at ``line`` comes from Go template placeholders: one on that line
-    or the three before it, or a template action alone on a line (``{{- if ... }}``)."""
-    rows = text.split("\n", line)[max(line - 4, 0) : line]
-    if any("{{" in row for row in rows):
-        return True
-    return _ACTION_LINE.search(text) is not None
-
-
 def _may_nest_deeper(text: str, limit: int) -> bool:
     """A cheap upper bound on nesting; False means the text certainly stays within ``limit``.
 
@@ -369,7 +322,7 @@ def documents(source: Source, errors: list[InputError]) -> Iterator[Document]:
         _check_nesting(text)
         yield from _iter_documents(source)
     except ParseFailure as exc:
-        placeholder = _placeholder(text) if _near_placeholder(text, exc.line) else None
+        placeholder = first_placeholder(text) if near_placeholder(text, exc.line) else None
         if placeholder is not None:  # a template cascade: say what it is, once
             errors.append(InputError(source.path, RENDER_FIRST, *placeholder))
         else:
@@ -378,7 +331,7 @@ def documents(source: Source, errors: list[InputError]) -> Iterator[Document]:
 
 def _iter_documents(source: Source) -> Iterator[Document]:
     text = source.text
-    templates = _templates_by_line(text)
+    templates = templates_by_line(text)
     next_template = 0
     aliases = "&" in text
     composer = _Composer(text)
