@@ -44,22 +44,19 @@ class Sample:
 
 def measure(command: list[str], cwd: str | None = None) -> Sample:
     """One run of ``command``; its output is discarded."""
-    before = os.times()
     start = time.perf_counter()
     proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _pid, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    after = os.times()
     proc.returncode = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
     if proc.stderr:
         proc.stderr.close()
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(command)} failed ({proc.returncode}):\n{err[-2000:]}")
-    # children_* include the workers a command waited for (gpulint --jobs).
-    cpu = (after.children_user - before.children_user) + (
-        after.children_system - before.children_system
-    )
+    # wait4's usage includes the workers the command waited for (gpulint --jobs), in
+    # microseconds (os.times counts clock ticks: 10 ms steps, too coarse for start-up).
+    cpu = usage.ru_utime + usage.ru_stime
     return Sample(wall, cpu, usage.ru_maxrss / 1024)
 
 

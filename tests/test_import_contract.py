@@ -104,6 +104,9 @@ LAZY: dict[tuple[str, str], str] = {
     ("gpulint.report", "gpulint.report.text"): "only the format asked for",
     ("gpulint.report.sarif", "urllib.parse"): "urllib.parse: ~2 ms, SARIF only",
     ("gpulint.findings", "hashlib"): "hashlib (OpenSSL): ~2 ms, only for fingerprints",
+    # Tracebacks only with --debug.
+    ("gpulint.engine.run", "traceback"): "traceback (linecache, tokenize): ~1.5 ms",
+    ("gpulint.cli.main", "traceback"): "traceback (linecache, tokenize): ~1.5 ms",
 }
 
 # TEMPORARY (issue 12, branch i12-api): violations inside the files of the public rule

@@ -5,9 +5,9 @@ Loaded once, on first use, through gpulint's own parser; no network, ever.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from gpulint.inputs.sources import Source
@@ -20,6 +20,8 @@ NVIDIA_PREFIX = "NVIDIA-"
 
 @dataclass(frozen=True)
 class Gpu:
+    """One GPU of the catalog: its node labels, memory and MIG profiles."""
+
     id: str
     product_labels: tuple[str, ...]
     memory_mib: int | None
@@ -40,7 +42,10 @@ class Gpu:
 @cache
 def raw() -> dict[str, Any]:
     """The whole catalog as plain data."""
-    text = resources.files(__package__).joinpath("catalog.yaml").read_text(encoding="utf-8")
+    # Beside this module, not through importlib.resources (~4 ms of start-up).
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "catalog.yaml")
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
     documents, errors = parse(Source("gpulint/catalog/catalog.yaml", text))
     if errors or not documents:
         raise RuntimeError(f"gpulint's catalog is broken: {errors}")

@@ -92,6 +92,8 @@ _NAMES = (
 
 @dataclass
 class Setup:
+    """The config file, path filters and flags of one ``gpulint check``, applied in three steps."""
+
     registry: Registry
     flags: dict
     config: config_mod.Config | None = None

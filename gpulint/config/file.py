@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from importlib import resources
 
 from gpulint.config.settings import Exemption
 from gpulint.findings import InputError, Severity
@@ -32,6 +31,8 @@ class ConfigError(Exception):
 
 @dataclass
 class Config:
+    """A validated config file: its values, custom rules and exemptions."""
+
     path: str
     values: dict = field(default_factory=dict)  # the validated file, keys as written
     custom_rules: list[Rule] = field(default_factory=list)
@@ -58,12 +59,8 @@ def find_config(start: str | None = None) -> str | None:
 
 
 def schema_text() -> str:
-    return (
-        resources.files("gpulint.validate")
-        .joinpath("schemas")
-        .joinpath(SCHEMA_NAME)
-        .read_text(encoding="utf-8")
-    )
+    with open(schema_check.schema_path(SCHEMA_NAME), encoding="utf-8") as handle:
+        return handle.read()
 
 
 def load_config(path: str, registry: Registry) -> Config:

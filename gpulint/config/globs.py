@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class _Pattern:
+    """One gitignore-style line, compiled."""
+
     regex: re.Pattern
     negate: bool
     dir_only: bool

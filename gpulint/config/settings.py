@@ -74,6 +74,8 @@ def _any_glob(patterns: tuple[str, ...], value: str) -> bool:
 
 @dataclass
 class Settings:
+    """Everything a run is told: flags over the config file over these defaults."""
+
     select: tuple[str, ...] = ()  # codes, code prefixes or names; empty = all
     ignore: tuple[str, ...] = ()
     severity: dict[str, Severity] = field(default_factory=dict)  # code or name -> severity

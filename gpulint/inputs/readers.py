@@ -41,6 +41,8 @@ def read_stdin(target: Target, settings: Settings) -> tuple[list[Source], list[I
 
 @dataclass(frozen=True)
 class Readers:
+    """Target kind -> reader, and the hooks every source passes through before parsing."""
+
     by_kind: Mapping[str, Reader] = field(
         default_factory=lambda: {"file": read_plain_file, "stdin": read_stdin}
     )

@@ -19,6 +19,8 @@ from gpulint.findings import InputError
 
 @dataclass
 class Source:
+    """Decoded text to parse, with the path findings name."""
+
     path: str  # the path findings name (relative to the working directory when possible)
     text: str
     origin: str = "file"  # "file", "stdin", or a renderer ("helm", "kustomize")

@@ -45,12 +45,16 @@ _SHELLS = ("sh", "bash", "ash", "dash", "zsh")
 
 @dataclass(frozen=True)
 class Arg:
+    """One word of a container command line and where it came from."""
+
     text: str
     path: tuple  # the command/args item (or env value) it came from, relative to the resource
 
 
 @dataclass(frozen=True)
 class Degree:
+    """A parallel degree a command line sets (tensor, pipeline, processes per node...)."""
+
     flag: str  # as written (``--pipeline_parallel_size``) or ``NUM_SHARD``
     value: int
     path: tuple
@@ -187,6 +191,8 @@ def _has(words: list[Arg], names: tuple[str, ...]) -> bool:
 
 @dataclass
 class CommandLine:
+    """A container's command and args as words, parsed once and shared."""
+
     container: Container
 
     @cached_property

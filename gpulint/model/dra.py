@@ -154,6 +154,8 @@ def _get(obj: Any, path: tuple) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class DeviceRequest:
+    """One device request of a ResourceClaim (or claim template) spec."""
+
     name: str
     classes: tuple[str, ...]  # device class names it (or its firstAvailable subrequests) names
     path: tuple  # relative to the resource object

@@ -29,6 +29,8 @@ from gpulint.model.scheduling import LabelRequirement
 
 @dataclass(frozen=True)
 class Contradiction:
+    """A label requirement that cannot hold with the others, and why."""
+
     at: LabelRequirement  # where to point: the requirement that cannot hold with the others
     message: str
 

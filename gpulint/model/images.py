@@ -18,6 +18,8 @@ _NOT_IN_A_REFERENCE = frozenset("$<>%{}")
 
 @dataclass(frozen=True)
 class ImageRef:
+    """A container image reference split into registry, repository, tag and digest."""
+
     registry: str | None
     repository: str
     tag: str | None

@@ -24,6 +24,8 @@ PRODUCT_LABEL = "nvidia.com/gpu.product"
 
 @dataclass(frozen=True)
 class MigEntry:
+    """A MIG resource a container requests, with its profile and count."""
+
     resource: str  # nvidia.com/mig-1g.10gb
     profile: str  # 1g.10gb (resource spelling, ``.shared`` dropped)
     shared: bool

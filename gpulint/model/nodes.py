@@ -22,6 +22,8 @@ BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 
 @dataclass(frozen=True, slots=True)
 class Taint:
+    """A Node taint."""
+
     key: str
     value: str  # "" when the taint has no value
     effect: str  # NoSchedule, PreferNoSchedule or NoExecute
@@ -33,6 +35,8 @@ class Taint:
 
 @dataclass(frozen=True, slots=True)
 class NodeView:
+    """What scheduling needs of a Node: labels, taints, allocatable GPUs."""
+
     name: str
     labels: dict[str, str] = field(default_factory=dict)
     taints: tuple[Taint, ...] = ()

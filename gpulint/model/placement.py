@@ -27,6 +27,8 @@ NODE_KIND = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class NodeFact:
+    """A Node of the run and the file it came from."""
+
     node: NodeView
     file: str
 

@@ -25,6 +25,8 @@ CONTAINER_LISTS = (
 
 @dataclass
 class Container:
+    """A container of a pod spec (app, init or ephemeral)."""
+
     pod: PodSpec
     section: str  # "container", "initContainer" or "ephemeralContainer"
     index: int
@@ -57,6 +59,8 @@ class Container:
 
 @dataclass
 class PodSpec:
+    """A pod spec inside a resource, with what the kind says about it."""
+
     resource: Resource
     path: tuple  # relative to the resource object
     spec: dict
@@ -114,6 +118,8 @@ class PodSpec:
 
 @dataclass
 class Resource:
+    """A Kubernetes object of a document: kind, name, namespace and its pod specs."""
+
     doc: Document
     prefix: tuple  # path of the object in its document: () or ("items", i)
     obj: dict

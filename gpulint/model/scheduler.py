@@ -67,6 +67,8 @@ class Term:
 
 @dataclass(frozen=True, slots=True)
 class PodRequirements:
+    """What a pod asks of a node: labels, affinity terms, tolerations, GPUs."""
+
     node_selector: tuple[LabelRequirement, ...] = ()
     terms: tuple[Term, ...] | None = None  # None: no required node affinity
     tolerations: tuple[Toleration, ...] = ()
@@ -80,6 +82,8 @@ class PodRequirements:
 
 @dataclass(frozen=True, slots=True)
 class Failure:
+    """Why a node cannot take a pod, in the scheduler's words."""
+
     filter: str
     reasons: tuple[str, ...]  # as the scheduler words them in its event
     # What exactly differs on this node, worded only when asked (most failures are only counted).

@@ -20,6 +20,8 @@ REQUIRED_AFFINITY = (
 
 @dataclass(frozen=True, slots=True)
 class LabelRequirement:
+    """One node label requirement of a pod (nodeSelector entry or affinity expression)."""
+
     key: str
     operator: str  # In, NotIn, Exists, DoesNotExist, Gt, Lt (nodeSelector entries are In)
     values: tuple[str, ...]
@@ -116,6 +118,8 @@ def required_values(spec: dict, key: str) -> list[LabelRequirement]:
 
 @dataclass(frozen=True, slots=True)
 class Toleration:
+    """One toleration of a pod spec."""
+
     key: str | None  # None: an empty key (with Exists, tolerates every taint)
     operator: str  # Equal (default) or Exists
     value: str | None

@@ -49,6 +49,8 @@ class PodSite:
 
 @dataclass(frozen=True)
 class WorkloadKind:
+    """A kind of the workload table and where its pod specs are."""
+
     kind: str
     sites: tuple[PodSite, ...]
     group: str | None = None  # API group; None matches any group

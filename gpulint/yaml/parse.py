@@ -78,6 +78,8 @@ class _Composer(CParser):
 
 @dataclass(frozen=True)
 class DuplicateKey:
+    """A key a mapping holds twice."""
+
     path: tuple  # path of the mapping that holds the key twice
     key: str
     first_line: int
@@ -87,6 +89,8 @@ class DuplicateKey:
 
 @dataclass
 class Document:
+    """One parsed YAML document: plain data plus the node tree for positions."""
+
     source: Source
     index: int  # 0-based position in the stream, counting empty documents
     data: Any

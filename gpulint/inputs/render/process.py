@@ -18,6 +18,8 @@ _NO_PROXY_TARGET = "http://127.0.0.1:9"
 
 @dataclass(frozen=True)
 class Outcome:
+    """How a helm or kustomize run ended: its output, or why it failed."""
+
     ok: bool
     stdout: str
     message: str  # the tool's error (stderr), or why it could not run

@@ -25,6 +25,8 @@ _DIRECTIVE = re.compile(r"^\s*\{\{.*\}\}\s*$")
 
 @dataclass(frozen=True)
 class Hit:
+    """Where a rendered key was found in its template file."""
+
     line: int  # 1-based
     column: int  # 1-based, where the key starts
     end_column: int
@@ -33,6 +35,8 @@ class Hit:
 
 @dataclass(frozen=True)
 class _Line:
+    """One template line as the matcher sees it."""
+
     number: int  # 0-based
     indent: int  # column of the first character (a dash, or the key)
     dash_cols: tuple[int, ...]  # columns of the leading ``- `` markers

@@ -16,6 +16,8 @@ from gpulint.model.resource import Resource
 
 @dataclass(frozen=True)
 class FoundConfig:
+    """A device plugin config found in a document (standalone or embedded as text)."""
+
     path: tuple  # the config mapping (standalone) or the string entry holding it
     label: str  # "config 'any' in ConfigMap time-slicing-config", "config file"
     data: dict

@@ -23,6 +23,8 @@ _OTHER_BINARIES = ("gpu-feature-discovery", "mps-control-daemon", "config-manage
 
 @dataclass(frozen=True)
 class StrategySite:
+    """Where a device plugin container sets its MIG strategy."""
+
     path: tuple  # relative to the resource
     value: Any
     at: str  # "value" for an env value, "key" for an args entry

@@ -34,6 +34,8 @@ FAIL_GT_ONE_DEFAULT = {"timeSlicing": False, "mps": True}
 
 @dataclass(frozen=True)
 class Problem:
+    """A problem of a device plugin config, at a path inside it."""
+
     path: tuple  # relative to the config mapping
     message: str
     at: str = "key"

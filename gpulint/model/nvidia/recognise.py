@@ -92,6 +92,8 @@ _OPERATOR_KEYS = frozenset(
 
 @dataclass(frozen=True)
 class Placed:
+    """A mapping recognised as chart values or a plugin config, and where it sits."""
+
     kind: str  # DEVICE_PLUGIN_CHART, OPERATOR_CHART or PLUGIN_CONFIG
     prefix: tuple  # where the recognised mapping sits in the document
 

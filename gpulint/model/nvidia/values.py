@@ -35,6 +35,8 @@ TYPE_GATED = {
 
 @dataclass(frozen=True)
 class Problem:
+    """A problem of chart values, at a path inside them."""
+
     path: tuple  # relative to the values mapping
     message: str
     at: str = "key"
