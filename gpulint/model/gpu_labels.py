@@ -249,7 +249,7 @@ def node_gpu_evidence(
     return None
 
 
-def gpu_node_pin(spec: Mapping[str, Any]) -> LabelRequirement | None:
+def gpu_node_pin(spec: dict) -> LabelRequirement | None:
     """The requirement that keeps a pod on GPU nodes in every affinity term (the first
     term's), or None when some term lets it land elsewhere."""
     pinning = []
