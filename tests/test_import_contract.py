@@ -83,30 +83,30 @@ CONFINED = {
 }
 
 # Function-level imports kept on purpose: each defers a module a one-file run
-# (`gpulint check one-file.yaml`, the pre-commit case) does not need. Figures:
-# `python -X importtime` on this machine (cumulative, best of three).
+# (`gpulint check one-file.yaml`, the pre-commit case) does not need. Figures: CPU time
+# of the import in a process that has already imported what such a run imports
+# (median of 7, this project's CI machine, a regular install).
 LAZY: dict[tuple[str, str], str] = {
-    # jsonschema and its dependencies (referencing, rpds, attrs): ~35 ms, more than the
-    # whole rest of a one-file run; needed only when the quick check cannot vouch.
-    ("gpulint.validate.schema", "jsonschema.validators"): "jsonschema: ~35 ms",
-    ("gpulint.validate.schema", "jsonschema.exceptions"): "jsonschema: ~35 ms",
-    # A process pool only for large inputs: multiprocessing + concurrent.futures ~6 ms.
-    ("gpulint.engine.workers", "multiprocessing"): "multiprocessing: ~3 ms",
-    ("gpulint.engine.workers", "pickle"): "pickle is needed only to test a spawn context",
-    ("gpulint.engine.workers", "concurrent.futures"): "concurrent.futures: ~3 ms",
-    # Renderers: Helm and Kustomize (and subprocess) only when a chart or kustomization is read.
-    ("gpulint.inputs.render.targets", "gpulint.inputs.render.helm"): "helm + subprocess: ~4 ms",
-    ("gpulint.inputs.render.targets", "gpulint.inputs.render.kustomize"): "kustomize: ~4 ms",
-    # Reporters: only the format asked for; sarif-om with attrs costs ~25 ms.
-    ("gpulint.report", "gpulint.report.sarif"): "sarif_om + attrs: ~25 ms",
-    ("gpulint.report", "gpulint.report.json"): "only the format asked for",
-    ("gpulint.report", "gpulint.report.github"): "only the format asked for",
+    # jsonschema (with referencing, rpds, attrs), only when the quick check cannot vouch.
+    ("gpulint.validate.schema", "jsonschema.validators"): "jsonschema: ~68 ms",
+    ("gpulint.validate.schema", "jsonschema.exceptions"): "jsonschema: ~68 ms",
+    # A process pool only for large inputs.
+    ("gpulint.engine.workers", "multiprocessing"): "multiprocessing + concurrent.futures: ~12 ms",
+    ("gpulint.engine.workers", "concurrent.futures"): "multiprocessing + concurrent.futures",
+    ("gpulint.engine.workers", "pickle"): "pickle: ~2 ms, only to test a spawn context",
+    # Renderers (and subprocess) only when a chart or kustomization is read.
+    ("gpulint.inputs.render.targets", "gpulint.inputs.render.helm"): "helm reader: ~14 ms",
+    ("gpulint.inputs.render.targets", "gpulint.inputs.render.kustomize"): "kustomize: ~11 ms",
+    # Reporters: only the format asked for; SARIF's sarif-om with attrs costs the most.
+    ("gpulint.report", "gpulint.report.sarif"): "sarif_om + attrs: ~67 ms",
+    ("gpulint.report", "gpulint.report.json"): "~0.4 ms; only the format asked for",
+    ("gpulint.report", "gpulint.report.github"): "~0.3 ms; only the format asked for",
     ("gpulint.report", "gpulint.report.text"): "only the format asked for",
-    ("gpulint.report.sarif", "urllib.parse"): "urllib.parse: ~2 ms, SARIF only",
-    ("gpulint.findings", "hashlib"): "hashlib (OpenSSL): ~2 ms, only for fingerprints",
+    ("gpulint.report.sarif", "urllib.parse"): "urllib.parse: ~3.5 ms, SARIF only",
+    ("gpulint.findings", "hashlib"): "hashlib (OpenSSL): ~4 ms, only for fingerprints",
     # Tracebacks only with --debug.
-    ("gpulint.engine.run", "traceback"): "traceback (linecache, tokenize): ~1.5 ms",
-    ("gpulint.cli.main", "traceback"): "traceback (linecache, tokenize): ~1.5 ms",
+    ("gpulint.engine.run", "traceback"): "traceback: ~0.9 ms",
+    ("gpulint.cli.main", "traceback"): "traceback: ~0.9 ms",
 }
 
 # TEMPORARY (issue 12, branch i12-api): violations inside the files of the public rule

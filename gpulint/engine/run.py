@@ -174,7 +174,7 @@ DEBUG_HINT = "run with --debug or GPULINT_DEBUG=1 for the traceback"
 def internal_error(exc: BaseException, debug: bool) -> str:
     """The message of an exception a rule raised: its traceback with ``--debug``."""
     if debug:
-        import traceback  # only with --debug: ~1.5 ms of start-up otherwise
+        import traceback  # only with --debug: ~1 ms of start-up otherwise
 
         trace = "".join(traceback.format_exception(exc)).rstrip()
         return f"internal error while checking this document (please report it):\n{trace}"
