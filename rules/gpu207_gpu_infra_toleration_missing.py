@@ -8,6 +8,11 @@ must be tolerated, since the DaemonSet has to run on every GPU node; an AMD or
 Intel plugin is not expected to tolerate NVIDIA's `nvidia.com/gpu`). A key-less
 `operator: Exists` tolerates everything and is enough.
 
+Needs: `gpu-taints`, that GPU nodes are tainted and with which keys (a GPU
+Node or Karpenter NodePool with the taint, in the run or `--cluster`; the
+`cluster:` section of `.gpulint.yaml`; or GKE). Without it the findings are
+held back; where GPU nodes are known to be untainted nothing is reported.
+
 ## Why it matters
 GPU nodes are tainted so that only pods that ask for them land there. A device
 plugin that does not tolerate the taint never runs on those nodes: they
@@ -17,6 +22,18 @@ the GPU Operator tolerate `nvidia.com/gpu` with `operator: Exists`.
 
 ## Failing example
 ```yaml
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-a100-0
+  labels:
+    nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB
+spec:
+  taints:
+    - key: nvidia.com/gpu
+      value: present
+      effect: NoSchedule
+---
 apiVersion: apps/v1
 kind: DaemonSet
 metadata:
@@ -39,6 +56,18 @@ spec:
 
 ## Passing example
 ```yaml
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-a100-0
+  labels:
+    nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB
+spec:
+  taints:
+    - key: nvidia.com/gpu
+      value: present
+      effect: NoSchedule
+---
 apiVersion: apps/v1
 kind: DaemonSet
 metadata:
@@ -75,6 +104,7 @@ from typing import TYPE_CHECKING
 from gpulint.findings import Severity
 from gpulint.model.gpu_use import image_vendor, taint_keys_for
 from gpulint.model.infra import is_infra_pod
+from gpulint.model.profile import taint_keys
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import tolerates_key
 from gpulint.rules.registry import Report, Rule
@@ -95,11 +125,12 @@ rule = Rule(
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     if resource.kind != "DaemonSet":
         return
+    configured, needs = taint_keys(ctx.profile, tuple(ctx.settings.gpu_taint_keys))
     for pod in resource.pod_specs:
         if not is_infra_pod(pod):
             continue
         vendors = {image_vendor(c.image) for c in pod.regular_containers()}
-        keys = taint_keys_for(vendors, tuple(ctx.settings.gpu_taint_keys))
+        keys = taint_keys_for(vendors, configured)
         missing = [k for k in keys if not tolerates_key(pod.spec, k)]
         if not missing:
             continue
@@ -112,6 +143,6 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         path = ("tolerations",) if isinstance(pod.spec.get("tolerations"), list) else ()
         if not path:
             first = pod.regular_containers()[0]
-            yield Report(first.path + ("image",), message, container=first.name)
+            yield Report(first.path + ("image",), message, container=first.name, needs=needs)
             continue
-        yield Report(pod.path + path, message)
+        yield Report(pod.path + path, message, needs=needs)

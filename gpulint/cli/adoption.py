@@ -104,12 +104,9 @@ class Setup:
             settings.fail_on = Severity.parse(values["fail-on"])
         if values.get("severity"):
             settings.severity = config_mod.severity_map(values, self.registry)
-        if "gpu-taint-keys" in values:
-            settings.gpu_taint_keys = tuple(values["gpu-taint-keys"])
-        if "max-gpus-per-node" in values:
-            settings.max_gpus_per_node = values["max-gpus-per-node"]
-        if "extended-resource-toleration" in values:
-            settings.extended_resource_toleration = values["extended-resource-toleration"]
+        from gpulint.config import cluster as cluster_config
+
+        cluster_config.apply(values, settings, self.config.path if self.config else ".gpulint.yaml")
         settings.require_reason = self.flags["require_reason"] or values.get(
             "require-reason", False
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpulint.findings import Severity
+from gpulint.model.profile import ClusterConfig
 
 DEFAULT_GPU_TAINT_KEYS = ("nvidia.com/gpu",)
 DEFAULT_MAX_GPUS_PER_NODE = 8
@@ -21,6 +22,8 @@ class Settings:
     # Clusters running the ExtendedResourceToleration admission plugin tolerate
     # GPU taints automatically for pods that request GPUs.
     extended_resource_toleration: bool = False
+    # The config file's ``cluster:`` section (config/cluster.py), for the cluster profile.
+    cluster: ClusterConfig = field(default_factory=ClusterConfig)
     stdin_filename: str | None = None
     verbose: bool = False
     jobs: int = 1  # worker processes (the CLI defaults to the number of cores)

@@ -76,5 +76,9 @@ def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
             "inputErrors": len(result.errors),
         },
     }
+    if result.held_back:  # findings a rule held back for want of cluster facts
+        from gpulint.report.held import as_dicts
+
+        document["heldBack"] = as_dicts(result.held_back)
     yield from streaming.dump(document, map(finding_to_dict, result.findings), "findings")
     yield "\n"

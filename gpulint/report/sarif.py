@@ -149,6 +149,13 @@ def build(result: RunResult) -> so.SarifLog:
         )
         for e in result.errors
     ]
+    if result.held_back:  # run-level notes: rules held back for want of cluster facts
+        from gpulint.report.held import detail_lines, summary_line
+
+        notifications += [
+            so.Notification(level="note", message=so.Message(text=line))
+            for line in [summary_line(result.held_back), *detail_lines(result.held_back)]
+        ]
     invocation = so.Invocation(
         execution_successful=not result.errors,
         tool_execution_notifications=notifications or None,

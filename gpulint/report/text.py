@@ -45,6 +45,10 @@ def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
             yield format_finding(finding, color) + "\n"
     for notice in result.notices:
         yield f"note: {notice}\n"
+    if result.held_back:
+        from gpulint.report.held import summary_line
+
+        yield f"note: {summary_line(result.held_back)}\n"
     yield summary(result) + "\n"
 
 
