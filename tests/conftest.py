@@ -25,7 +25,7 @@ def run_cli(*args: str, input: str | None = None, env: dict | None = None):
 
 def findings_json(*args: str, input: str | None = None) -> dict:
     result = run_cli("check", "--format", "json", *args, input=input)
-    return json.loads(result.output)
+    return json.loads(result.stdout)  # stderr carries --verbose notes
 
 
 @pytest.fixture

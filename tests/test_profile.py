@@ -1,0 +1,189 @@
+"""The cluster profile: where its facts come from, and rules held back without them."""
+
+from __future__ import annotations
+
+import textwrap
+
+from gpulint.model.profile import ClusterConfig, GpuNodeGroup, GpuTaint, Observations, decide
+from tests.conftest import findings_json, run_cli, where
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+{scheduling}
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+          cpu: "4"
+          memory: 16Gi
+"""
+
+
+def pod(scheduling: str = "  restartPolicy: Never") -> str:
+    return POD.format(scheduling=scheduling)
+
+
+def node(name: str, product: str, taint: bool = True, gpus: int = 8) -> str:
+    taints = "  taints:\n    - {key: nvidia.com/gpu, value: present, effect: NoSchedule}\n"
+    return (
+        f"apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  labels:\n"
+        f"    nvidia.com/gpu.product: {product}\nspec:\n{taints if taint else '  {}'}\n"
+        f"status:\n  allocatable:\n    nvidia.com/gpu: '{gpus}'\n"
+    )
+
+
+NODEPOOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      requirements:
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5, g6]}
+      taints:
+        - {key: nvidia.com/gpu, effect: NoSchedule}
+"""
+
+
+def _files(tmp_path, **files: str) -> list[str]:
+    paths = []
+    for name, text in files.items():
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(textwrap.dedent(text))
+        paths.append(str(path))
+    return paths
+
+
+def _held(report: dict) -> dict[str, list[str]]:
+    return {h["code"]: h["needs"] for h in report.get("heldBack", [])}
+
+
+def test_without_facts_gpu201_and_gpu202_are_held_back_and_said_once(tmp_path):
+    paths = _files(tmp_path, app=pod())
+    report = findings_json(*paths, "--select", "GPU201,GPU202")
+    assert report["findings"] == []
+    assert _held(report) == {"GPU201": ["gpu-models"], "GPU202": ["gpu-taints"]}
+    result = run_cli("check", *paths, "--select", "GPU201,GPU202")
+    assert result.exit_code == 0
+    notes = [line for line in result.stdout.splitlines() if "held back" in line]
+    assert notes == [
+        "note: 2 finding(s) of GPU201, GPU202 held back for want of cluster facts (gpu-models, "
+        "gpu-taints); give them with --cluster nodes.yaml (kubectl get nodes -o yaml) or a "
+        "cluster: section in .gpulint.yaml (--verbose says more)"
+    ]
+    verbose = run_cli("check", *paths, "--select", "GPU201,GPU202", "--verbose").stdout
+    assert "note: held back 1 GPU202 gpu-toleration-missing finding(s): needs gpu-taints" in verbose
+
+
+def test_a_nodepool_in_another_file_of_the_run_establishes_taints_and_models(tmp_path):
+    paths = _files(tmp_path, app=pod(), pool=NODEPOOL)
+    report = findings_json(*paths, "--select", "GPU201,GPU202")
+    # g5 (A10G) and g6 (L4): two models; the NodePool taints nvidia.com/gpu.
+    assert sorted(where(report["findings"])) == [("GPU201", 12, 11), ("GPU202", 12, 11)]
+    assert "(the cluster has a10g, l4)" in report["findings"][0]["message"]
+    assert _held(report) == {}
+
+
+def test_cluster_nodes_one_model_and_an_untainted_kind_settle_both_rules(tmp_path):
+    app = _files(tmp_path, app=pod())
+    nodes = _files(tmp_path, nodes=node("a", "NVIDIA-L4") + "---\n" + node("b", "NVIDIA-L4", False))
+    report = findings_json(*app, "--cluster", nodes[0], "--select", "GPU201,GPU202")
+    # One model: any GPU is that one; an untainted GPU node takes the pod: nothing to report
+    # and nothing held back.
+    assert report["findings"] == [] and _held(report) == {}
+
+
+def test_cluster_nodes_two_models_and_all_tainted(tmp_path):
+    app = _files(tmp_path, app=pod())
+    nodes = _files(tmp_path, nodes=node("a", "NVIDIA-L4") + "---\n" + node("b", "NVIDIA-H100"))
+    report = findings_json(*app, "--cluster", nodes[0], "--select", "GPU201,GPU202")
+    assert sorted(where(report["findings"])) == [("GPU201", 12, 11), ("GPU202", 12, 11)]
+
+
+def test_gke_selector_says_gke_which_taints_and_adds_the_toleration(tmp_path):
+    gke = pod("  nodeSelector:\n    cloud.google.com/gke-accelerator: nvidia-l4")
+    paths = _files(tmp_path, gke=gke, plain=pod())
+    report = findings_json(*paths, "--select", "GPU202,GPU207", "--verbose")
+    assert report["findings"] == [] and _held(report) == {}
+    # The run's provider is GKE, so its GPU nodes are known to be tainted: an infrastructure
+    # DaemonSet that does not tolerate the taint is reported.
+    daemonset = """\
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: dcgm}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: exporter
+                  image: nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.0-ubuntu22.04
+        """
+    paths += _files(tmp_path, ds=daemonset)
+    report = findings_json(*paths, "--select", "GPU207")
+    assert where(report["findings"]) == [("GPU207", 9, 11)]
+
+
+def test_two_providers_make_none(tmp_path):
+    gke = pod("  nodeSelector:\n    cloud.google.com/gke-nodepool: gpu")
+    eks = pod("  nodeSelector:\n    eks.amazonaws.com/nodegroup: gpu")
+    paths = _files(tmp_path, gke=gke, eks=eks, plain=pod())
+    report = findings_json(*paths, "--select", "GPU202")
+    # The GKE pod is on GKE (left alone); the others wait for the taint facts.
+    assert report["findings"] == []
+    assert report["heldBack"] == [
+        {"code": "GPU202", "name": "gpu-toleration-missing", "needs": ["gpu-taints"], "count": 2}
+    ]
+
+
+def test_gpu201_leaves_daemonsets_alone_they_mean_any_gpu(tmp_path):
+    probe = """\
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: gpu-probe}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: probe
+                  image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+                  resources: {limits: {nvidia.com/gpu: 1}}
+        """
+    paths = _files(tmp_path, probe=probe, pool=NODEPOOL)
+    report = findings_json(*paths, "--select", "GPU201")
+    assert report["findings"] == [] and _held(report) == {}
+
+
+def test_decide_weighs_config_over_objects():
+    seen = Observations()
+    seen.groups.append(GpuNodeGroup("Node a", (GpuTaint("nvidia.com/gpu"),), frozenset({"T4"})))
+    assert decide(ClusterConfig(), seen).gpu_taint_keys == ("nvidia.com/gpu",)
+    assert decide(ClusterConfig(), seen).gpu_models == frozenset({"T4"})
+    config = ClusterConfig(gpu_taints=(), gpu_models=frozenset({"A100", "T4"}))
+    profile = decide(config, seen)
+    assert profile.gpu_taints == () and profile.mixed_models
+    # A group that does not name its model leaves one named model unproven.
+    seen.groups.append(GpuNodeGroup("NodePool p", (GpuTaint("nvidia.com/gpu"),)))
+    assert decide(ClusterConfig(), seen).gpu_models is None
+
+
+def test_gpu106_best_effort_is_a_warning_burstable_a_note(tmp_path):
+    best_effort = pod().replace('          cpu: "4"\n          memory: 16Gi\n', "")
+    burstable = best_effort.replace(
+        "      resources:\n", '      resources:\n        requests:\n          cpu: "2"\n'
+    )
+    paths = _files(tmp_path, be=best_effort, bu=burstable)
+    report = findings_json(*paths, "--select", "GPU106")
+    found = {f["path"].rsplit("/", 1)[1]: f for f in report["findings"]}
+    assert found["be.yaml"]["severity"] == "warning"
+    assert "BestEffort" in found["be.yaml"]["message"]
+    assert found["bu.yaml"]["severity"] == "note"
+    assert "Burstable, not Guaranteed" in found["bu.yaml"]["message"]
+    assert "BestEffort" not in found["bu.yaml"]["message"]
