@@ -27,13 +27,24 @@ from gpulint.model.profile_observe import observe
 from gpulint.model.resource import release, resources_of
 from gpulint.yaml.parse import documents
 
-# What an object that changes the profile cannot be written without.
-PROFILE_BYTES = re.compile(
-    rb"""(?:^|[\s{,"'])kind["']?\s*:\s*["']?Node(?:Pool)?["']?\s*(?:$|[,}\s])"""
-    rb"|cloud\.google\.com/|eks\.amazonaws\.com/|karpenter\.k8s\.aws/|karpenter\.azure\.com/"
-    rb"|kubernetes\.azure\.com/|node\.openshift\.io/",
-    re.MULTILINE,
+# What an object that changes the profile cannot be written without: a Node or NodePool
+# kind, or a provider's label prefix. Literal searches (memchr-fast); one regex with a
+# leading alternation took 5 s over the 36 MB of the shared corpus, these take 0.4 s.
+_KIND = re.compile(rb"""kind["']?\s*:\s*["']?Node(?:Pool)?["']?\s*(?:$|[,}\s])""", re.MULTILINE)
+_PROVIDER_PREFIXES = (
+    b"cloud.google.com/",
+    b"eks.amazonaws.com/",
+    b"karpenter.k8s.aws/",
+    b"karpenter.azure.com/",
+    b"kubernetes.azure.com/",
+    b"node.openshift.io/",
 )
+
+
+def may_change_profile(data: bytes) -> bool:
+    if b"Node" in data and _KIND.search(data):
+        return True
+    return any(prefix in data for prefix in _PROVIDER_PREFIXES)
 
 
 def build_profile(settings: Settings, targets: Sequence[Target]) -> ClusterProfile:
@@ -41,7 +52,7 @@ def build_profile(settings: Settings, targets: Sequence[Target]) -> ClusterProfi
     seen = Observations()
     for target in targets:
         data = readable_bytes(target)
-        if not data or not PROFILE_BYTES.search(data):
+        if not data or not may_change_profile(data):
             continue
         source = decode(target.path, data)
         if isinstance(source, InputError):
