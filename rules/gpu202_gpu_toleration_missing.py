@@ -9,7 +9,9 @@ no effect, and no key-less `operator: Exists`. A toleration keyed on a MIG resou
 (`nvidia.com/mig-1g.10gb`) does not count: GPU nodes are tainted on
 `nvidia.com/gpu`, whatever MIG strategy they run. GPU infrastructure is left alone
 (GPU207 covers it), and so is a pod bound to a node by `nodeName`, which the
-scheduler and its `NoSchedule` check never see.
+scheduler and its `NoSchedule` check never see. A RuntimeClass in the run adds
+its `scheduling.tolerations` to the pods whose `runtimeClassName` names it, as
+the RuntimeClass admission plugin does.
 
 Needs: `gpu-taints`, that the GPU nodes are tainted and with which keys: from
 `--cluster` Nodes, GPU Nodes or Karpenter NodePools in the run (every kind of
@@ -174,6 +176,11 @@ rule = Rule(
 )
 
 
+def tolerations_list(spec: dict) -> list:
+    items = spec.get("tolerations")
+    return items if isinstance(items, list) else []
+
+
 def _on_gke(spec: dict) -> bool:
     """Whether the pod's own required selectors put it on GKE nodes (GKE adds the toleration)."""
     return any(
@@ -197,7 +204,10 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         keys = taint_keys_for({vendor_of(n) for n in gpus}, configured)
         if not keys:
             continue
-        if any(tolerates_key(pod.spec, key) for key in keys):
+        # A RuntimeClass's scheduling.tolerations are merged into the pods that name it.
+        added = profile.runtime_class_tolerations(pod.spec.get("runtimeClassName"))
+        spec = {"tolerations": [*tolerations_list(pod.spec), *added]} if added else pod.spec
+        if any(tolerates_key(spec, key) for key in keys):
             continue
         if adding(resource, Adds.TOLERATIONS, pod) is not None:
             continue  # Kueue adds its ResourceFlavor's tolerations on admission

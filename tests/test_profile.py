@@ -187,3 +187,22 @@ def test_gpu106_best_effort_is_a_warning_burstable_a_note(tmp_path):
     assert found["bu.yaml"]["severity"] == "note"
     assert "Burstable, not Guaranteed" in found["bu.yaml"]["message"]
     assert "BestEffort" not in found["bu.yaml"]["message"]
+
+
+def test_a_runtime_class_adds_its_tolerations_to_the_pods_that_name_it(tmp_path):
+    runtime = """\
+        apiVersion: node.k8s.io/v1
+        kind: RuntimeClass
+        metadata: {name: nvidia-gpu}
+        handler: nvidia
+        scheduling:
+          tolerations:
+            - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+        """
+    named = pod("  runtimeClassName: nvidia-gpu")
+    other = pod("  runtimeClassName: runc")
+    paths = _files(tmp_path, rc=runtime, pool=NODEPOOL, named=named, other=other)
+    report = findings_json(*paths, "--select", "GPU202")
+    assert [(f["path"].rsplit("/", 1)[1], f["line"]) for f in report["findings"]] == [
+        ("other.yaml", 12)
+    ]

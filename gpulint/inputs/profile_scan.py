@@ -27,10 +27,12 @@ from gpulint.model.profile_observe import observe
 from gpulint.model.resource import release, resources_of
 from gpulint.yaml.parse import documents
 
-# What an object that changes the profile cannot be written without: a Node or NodePool
-# kind, or a provider's label prefix. Literal searches (memchr-fast); one regex with a
+# What an object that changes the profile cannot be written without: a Node, NodePool or
+# RuntimeClass kind, or a provider's label prefix. Literal searches (memchr-fast); one regex with a
 # leading alternation took 5 s over the 36 MB of the shared corpus, these take 0.4 s.
-_KIND = re.compile(rb"""kind["']?\s*:\s*["']?Node(?:Pool)?["']?\s*(?:$|[,}\s])""", re.MULTILINE)
+_KIND = re.compile(
+    rb"""kind["']?\s*:\s*["']?(?:Node|NodePool|RuntimeClass)["']?\s*(?:$|[,}\s])""", re.MULTILINE
+)
 _PROVIDER_PREFIXES = (
     b"cloud.google.com/",
     b"eks.amazonaws.com/",
@@ -42,7 +44,7 @@ _PROVIDER_PREFIXES = (
 
 
 def may_change_profile(data: bytes) -> bool:
-    if b"Node" in data and _KIND.search(data):
+    if (b"Node" in data or b"RuntimeClass" in data) and _KIND.search(data):
         return True
     return any(prefix in data for prefix in _PROVIDER_PREFIXES)
 

@@ -62,6 +62,8 @@ class Observations:
 
     groups: list[GpuNodeGroup] = field(default_factory=list)
     providers: dict[str, str] = field(default_factory=dict)  # provider -> first source
+    # RuntimeClass name -> the tolerations its admission adds to pods that name it.
+    runtime_tolerations: dict[str, tuple[dict, ...]] = field(default_factory=dict)
 
     def provider(self, name: str, source: str) -> None:
         self.providers.setdefault(name, source)
@@ -70,6 +72,7 @@ class Observations:
         self.groups.extend(other.groups)
         for name, source in other.providers.items():
             self.provider(name, source)
+        self.runtime_tolerations.update(other.runtime_tolerations)
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,13 @@ class ClusterProfile:
     extended_resource_toleration: bool | None = None
     max_gpus_per_node: int | None = None
     sources: tuple[str, ...] = ()  # where each fact came from, for --verbose
+    # (RuntimeClass name, tolerations its scheduling adds), for pods with runtimeClassName.
+    runtime_tolerations: tuple[tuple[str, tuple[dict, ...]], ...] = ()
+
+    def runtime_class_tolerations(self, name: object) -> list[dict]:
+        """Tolerations the RuntimeClass admission plugin merges into a pod naming ``name``
+        (RuntimeClass ``scheduling.tolerations``, KEP-585; plugin/pkg/admission/runtimeclass)."""
+        return next((list(t) for n, t in self.runtime_tolerations if n == name), [])
 
     def knows(self, fact: str) -> bool:
         if fact == TAINTS:
@@ -143,7 +153,8 @@ def decide(config: ClusterConfig, seen: Observations) -> ClusterProfile:
         if counts:
             most = max(counts)
             sources.append(f"{MAX_GPUS} {most}: the largest of {len(counts)} GPU node(s)")
-    return ClusterProfile(provider, taints, models, ert, most, tuple(sources))
+    runtime = tuple(sorted(seen.runtime_tolerations.items()))
+    return ClusterProfile(provider, taints, models, ert, most, tuple(sources), runtime)
 
 
 def _taints(

@@ -79,6 +79,11 @@ def observe(resource: Resource, seen: Observations, origin: str) -> None:
         _node(resource, seen, origin)
     elif resource.kind == "NodePool" and resource.api_version.startswith("karpenter.sh/"):
         _nodepool(resource, seen, origin)
+    elif resource.kind == "RuntimeClass" and resource.api_version.startswith("node.k8s.io/"):
+        items = _get(resource.obj, ("scheduling", "tolerations"))
+        if isinstance(items, list):
+            found = tuple(dict(t) for t in items if isinstance(t, Mapping))
+            seen.runtime_tolerations[resource.name] = found
     else:
         for pod in resource.pod_specs:
             for req in label_requirements(pod.spec):
