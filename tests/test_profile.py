@@ -206,3 +206,27 @@ def test_a_runtime_class_adds_its_tolerations_to_the_pods_that_name_it(tmp_path)
     assert [(f["path"].rsplit("/", 1)[1], f["line"]) for f in report["findings"]] == [
         ("other.yaml", 12)
     ]
+
+
+def test_gpu104_takes_the_largest_node_of_the_inventory(tmp_path):
+    twelve = pod().replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 12")
+    app = _files(tmp_path, app=twelve)
+    eight = _files(tmp_path, eight=node("a", "NVIDIA-H100-80GB-HBM3", gpus=8))
+    report = findings_json(*app, "--cluster", eight[0], "--select", "GPU104")
+    assert where(report["findings"]) == [("GPU104", 12, 11)]
+    assert "no node of the cluster holds more than 8" in report["findings"][0]["message"]
+    sixteen = _files(tmp_path, sixteen=node("b", "NVIDIA-A100-SXM4-40GB", gpus=16))
+    report = findings_json(*app, "--cluster", sixteen[0], "--select", "GPU104")
+    assert report["findings"] == [] and _held(report) == {}
+
+
+def test_verbose_says_where_each_fact_came_from(tmp_path):
+    paths = _files(tmp_path, app=pod(), pool=NODEPOOL)
+    out = run_cli("check", *paths, "--select", "GPU202", "--verbose").stdout
+    pool = f"NodePool gpu ({tmp_path}/pool.yaml)"
+    assert (
+        "note: cluster profile: provider eks: requirement "
+        f"karpenter.k8s.aws/instance-family of {pool}" in out
+    )
+    assert f"note: cluster profile: gpu-taints nvidia.com/gpu:NoSchedule: {pool}" in out
+    assert f"note: cluster profile: gpu-models a10g, l4: {pool}" in out
