@@ -193,19 +193,20 @@ def _pod_reports(pod: PodSpec, defaulted: bool, best_effort: bool) -> Iterator[R
         if unequal:
             what.append(f"has {_join(unequal)}")
         if best_effort:
-            why = (
-                "the pod sets no CPU or memory at all, so it is BestEffort: the kubelet evicts "
-                "it first under memory pressure and gives it the smallest CPU share"
+            message = (
+                f"GPU container {container.name!r} ({gpus}): no container of the pod sets a CPU "
+                "or memory request or limit, so the pod is BestEffort: the kubelet evicts it "
+                "first under memory pressure and gives it the smallest CPU share"
             )
         else:
-            why = (
-                "the pod is Burstable, not Guaranteed: it can be evicted when it uses more "
-                "than it requests, and the CPU manager does not give it exclusive CPUs next "
-                "to its GPUs"
+            message = (
+                f"GPU container {container.name!r} ({gpus}) {' and '.join(what)}; the pod is "
+                "Burstable, not Guaranteed: it can be evicted when it uses more than it "
+                "requests, and the CPU manager does not give it exclusive CPUs next to its GPUs"
             )
         yield Report(
             container.path + ("resources", "limits"),
-            f"GPU container {container.name!r} ({gpus}) {' and '.join(what)}; {why}",
+            message,
             container=container.name,
             severity=Severity.WARNING if best_effort else Severity.NOTE,
         )
