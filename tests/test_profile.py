@@ -230,3 +230,13 @@ def test_verbose_says_where_each_fact_came_from(tmp_path):
     )
     assert f"note: cluster profile: gpu-taints nvidia.com/gpu:NoSchedule: {pool}" in out
     assert f"note: cluster profile: gpu-models a10g, l4: {pool}" in out
+
+
+def test_github_format_says_once_what_was_held_back(tmp_path):
+    paths = _files(tmp_path, app=pod())
+    out = run_cli("check", *paths, "--select", "GPU202", "--format", "github").stdout
+    assert out.splitlines() == [
+        "::notice title=gpulint::1 finding(s) of GPU202 held back for want of cluster facts "
+        "(gpu-taints); give them with --cluster nodes.yaml (kubectl get nodes -o yaml) or a "
+        "cluster: section in .gpulint.yaml (--verbose says more)"
+    ]

@@ -41,3 +41,7 @@ def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
             message += f" ({finding.resource.label()}"
             message += f", container {finding.container})" if finding.container else ")"
         yield _command(_COMMAND[finding.severity], props, message) + "\n"
+    if result.held_back:  # one run-level notice, without a file
+        from gpulint.report.held import summary_line
+
+        yield f"::notice title=gpulint::{escape_data(summary_line(result.held_back))}\n"
