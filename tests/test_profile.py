@@ -240,3 +240,23 @@ def test_github_format_says_once_what_was_held_back(tmp_path):
         "(gpu-taints); give them with --cluster nodes.yaml (kubectl get nodes -o yaml) or a "
         "cluster: section in .gpulint.yaml (--verbose says more)"
     ]
+
+
+def test_odd_shapes_in_profile_objects_are_not_facts_and_break_nothing(tmp_path):
+    odd = """\
+        apiVersion: karpenter.sh/v1
+        kind: NodePool
+        metadata: {name: odd}
+        spec: {template: {spec: {requirements: x, taints: [1, {key: null}, {effect: NoSchedule}]}}}
+        ---
+        apiVersion: v1
+        kind: Node
+        metadata: {name: n, labels: [a]}
+        spec: [1]
+        status: {allocatable: {nvidia.com/gpu: lots}}
+        ---
+        kind: Node
+        """
+    paths = _files(tmp_path, odd=odd, app=pod())
+    report = findings_json(*paths, "--select", "GPU202")
+    assert report["findings"] == [] and _held(report) == {"GPU202": ["gpu-taints"]}

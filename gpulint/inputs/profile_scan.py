@@ -65,6 +65,8 @@ def build_profile(settings: Settings, targets: Sequence[Target]) -> ClusterProfi
                 if isinstance(doc.data, dict):
                     for resource in resources_of(doc):
                         observe(resource, seen, target.path)
+            except Exception:  # odd shapes are the lint pass's to report, located
+                continue
             finally:
                 release(doc)
     return decide(config, seen)
