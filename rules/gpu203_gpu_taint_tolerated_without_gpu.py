@@ -12,8 +12,9 @@ so is a pod that also requires GPU nodes: GPU204 reports that one root cause
 
 Needs: `gpu-taints`, that GPU nodes are tainted (a GPU Node or Karpenter
 NodePool with the taint, in the run or `--cluster`; the `cluster:` section of
-`.gpulint.yaml`; or GKE). Where GPU nodes are known to be untainted there is
-nothing to tolerate; without the fact the findings are held back.
+`.gpulint.yaml`; or a GKE cluster, known from `provider: gke` or GKE Nodes).
+Where GPU nodes are known to be untainted there is nothing to tolerate;
+without the fact the findings are held back.
 
 ## Why it matters
 The GPU taint is what keeps CPU-only pods off GPU nodes. A pod that tolerates it

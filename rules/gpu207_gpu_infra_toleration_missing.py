@@ -10,8 +10,9 @@ Intel plugin is not expected to tolerate NVIDIA's `nvidia.com/gpu`). A key-less
 
 Needs: `gpu-taints`, that GPU nodes are tainted and with which keys (a GPU
 Node or Karpenter NodePool with the taint, in the run or `--cluster`; the
-`cluster:` section of `.gpulint.yaml`; or GKE). Without it the findings are
-held back; where GPU nodes are known to be untainted nothing is reported.
+`cluster:` section of `.gpulint.yaml`; or a GKE cluster, known from
+`provider: gke` or GKE Nodes). Without it the findings are held back; where
+GPU nodes are known to be untainted nothing is reported.
 
 ## Why it matters
 GPU nodes are tainted so that only pods that ask for them land there. A device

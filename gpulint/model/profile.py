@@ -62,16 +62,20 @@ class Observations:
 
     groups: list[GpuNodeGroup] = field(default_factory=list)
     providers: dict[str, str] = field(default_factory=dict)  # provider -> first source
+    # Providers a cluster object (Node, NodePool) names, not only a workload's selector.
+    from_cluster: set[str] = field(default_factory=set)
     # RuntimeClass name -> the tolerations its admission adds to pods that name it.
     runtime_tolerations: dict[str, tuple[dict, ...]] = field(default_factory=dict)
 
-    def provider(self, name: str, source: str) -> None:
+    def provider(self, name: str, source: str, cluster_object: bool = False) -> None:
         self.providers.setdefault(name, source)
+        if cluster_object:
+            self.from_cluster.add(name)
 
     def merge(self, other: Observations) -> None:
         self.groups.extend(other.groups)
         for name, source in other.providers.items():
-            self.provider(name, source)
+            self.provider(name, source, name in other.from_cluster)
         self.runtime_tolerations.update(other.runtime_tolerations)
 
 
@@ -139,7 +143,11 @@ def decide(config: ClusterConfig, seen: Observations) -> ClusterProfile:
     ert = config.extended_resource_toleration
     if ert is None and provider == "gke":
         ert = True
-    taints, source = _taints(config, seen, provider)
+    # A workload's selector may only quiet rules (GKE adds the toleration); that GKE's GPU
+    # nodes are tainted, which makes GPU207 and GPU203 report, takes a cluster object or
+    # the config file: a sample in one folder does not say where another folder deploys.
+    sure = bool(config.provider) or provider in seen.from_cluster
+    taints, source = _taints(config, seen, provider if sure else None)
     if source:
         sources.append(f"{TAINTS} {_show_taints(taints)}: {source}")
     models, source = _models(config, seen)

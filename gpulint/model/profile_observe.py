@@ -98,13 +98,13 @@ def _node(resource: Resource, seen: Observations, origin: str) -> None:
     for key in labels:
         provider = _provider_of_key(str(key))
         if provider:
-            seen.provider(provider, f"label {key} of {where}")
+            seen.provider(provider, f"label {key} of {where}", cluster_object=True)
             break
     spec = resource.obj.get("spec")
     provider_id = str(spec.get("providerID") or "") if isinstance(spec, Mapping) else ""
     for prefix, provider in _PROVIDER_IDS:
         if provider_id.startswith(prefix):
-            seen.provider(provider, f"providerID of {where}")
+            seen.provider(provider, f"providerID of {where}", cluster_object=True)
     if node_gpu_evidence(resource.obj, labels) is None:
         return
     view = node_view(resource)
@@ -128,7 +128,7 @@ def _nodepool(resource: Resource, seen: Observations, origin: str) -> None:
     for req in reqs:
         provider = _provider_of_key(str(req.get("key") or ""))
         if provider:
-            seen.provider(provider, f"requirement {req.get('key')} of {where}")
+            seen.provider(provider, f"requirement {req.get('key')} of {where}", cluster_object=True)
             break
     models: set[str] = set()
     gpu = any(str(t.get("key")) == "nvidia.com/gpu" for t in taints)
