@@ -265,3 +265,15 @@ def test_odd_shapes_in_profile_objects_are_not_facts_and_break_nothing(tmp_path)
     paths = _files(tmp_path, odd=odd, app=pod())
     report = findings_json(*paths, "--select", "GPU202")
     assert report["findings"] == [] and _held(report) == {"GPU202": ["gpu-taints"]}
+
+
+def test_config_gpu_models_one_settles_two_establish(tmp_path):
+    paths = _files(tmp_path, app=pod())
+    config = tmp_path / "models.gpulint.yaml"
+    config.write_text("cluster:\n  gpu-models: [NVIDIA-L4]\n")
+    report = findings_json(*paths, "--select", "GPU201", "--config", str(config))
+    assert report["findings"] == [] and _held(report) == {}
+    config.write_text("cluster:\n  gpu-models: [NVIDIA-L4, NVIDIA-H100-80GB-HBM3]\n")
+    report = findings_json(*paths, "--select", "GPU201", "--config", str(config))
+    assert where(report["findings"]) == [("GPU201", 12, 11)]
+    assert "(the cluster has NVIDIA-H100-80GB-HBM3, NVIDIA-L4)" in report["findings"][0]["message"]
