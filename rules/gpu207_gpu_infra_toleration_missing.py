@@ -8,11 +8,14 @@ must be tolerated, since the DaemonSet has to run on every GPU node; an AMD or
 Intel plugin is not expected to tolerate NVIDIA's `nvidia.com/gpu`). A key-less
 `operator: Exists` tolerates everything and is enough.
 
-Needs: `gpu-taints`, that GPU nodes are tainted and with which keys (a GPU
-Node or Karpenter NodePool with the taint, in the run or `--cluster`; the
+Needs: `gpu-taints`, that GPU nodes are tainted and with which keys (from a
+GPU Node or Karpenter NodePool with the taint, in the run or `--cluster`; the
 `cluster:` section of `.gpulint.yaml`; or a GKE cluster, known from
-`provider: gke` or GKE Nodes). Without it the findings are held back; where
-GPU nodes are known to be untainted nothing is reported.
+`provider: gke` or GKE Nodes), or else another GPU infrastructure DaemonSet
+of the run that tolerates the key by name: the run's own infrastructure then
+expects the taint, and this one is the odd one out. Without either the
+findings are held back; where GPU nodes are known to be untainted nothing is
+reported.
 
 ## Why it matters
 GPU nodes are tainted so that only pods that ask for them land there. A device
@@ -122,11 +125,33 @@ rule = Rule(
 )
 
 
+# What a node misses when a component never runs there, by a word of its name or image.
+_CONSEQUENCE = (
+    ("feature-discovery", "they get no GPU labels from it"),
+    ("dcgm", "their GPUs export no metrics"),
+    ("mig-manager", "their MIG layout is never applied"),
+    ("device-plugin", "they then advertise no GPUs"),
+    ("gpu-plugin", "they then advertise no GPUs"),
+)
+
+
+def _consequence(resource: Resource, images: list[str]) -> str:
+    text = " ".join([resource.name, *images]).lower()
+    # GFD ships in the device plugin's image: its name decides first.
+    for word, consequence in _CONSEQUENCE:
+        if word in text:
+            return consequence
+    return "its work is not done there"
+
+
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     if resource.kind != "DaemonSet":
         return
     configured, needs = taint_keys(ctx.profile, tuple(ctx.settings.gpu_taint_keys))
+    # Without the facts, the run's other GPU infrastructure that tolerates a key by name
+    # says the run expects it: this DaemonSet is then the odd one out.
+    expected = dict(ctx.profile.infra_tolerated) if needs else {}
     for pod in resource.pod_specs:
         if not is_infra_pod(pod):
             continue
@@ -136,14 +161,20 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if not missing:
             continue
         images = sorted({c.image for c in pod.regular_containers() if c.image})
+        sure = [k for k in missing if k in expected]
+        why, wants = "", needs
+        if sure:
+            missing, wants = sure, ()
+            why = f" ({expected[sure[0]]} of this run tolerates it)"
         taints = " and ".join(missing)
         message = (
             f"GPU infrastructure ({', '.join(images)}) does not tolerate the GPU taint "
-            f"{taints}: it never runs on tainted GPU nodes, which then advertise no GPUs"
+            f"{taints}{why}: it never runs on tainted GPU nodes, and "
+            f"{_consequence(resource, images)}"
         )
         path = ("tolerations",) if isinstance(pod.spec.get("tolerations"), list) else ()
         if not path:
             first = pod.regular_containers()[0]
-            yield Report(first.path + ("image",), message, container=first.name, needs=needs)
+            yield Report(first.path + ("image",), message, container=first.name, needs=wants)
             continue
-        yield Report(pod.path + path, message, needs=needs)
+        yield Report(pod.path + path, message, needs=wants)

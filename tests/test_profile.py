@@ -277,3 +277,31 @@ def test_config_gpu_models_one_settles_two_establish(tmp_path):
     report = findings_json(*paths, "--select", "GPU201", "--config", str(config))
     assert where(report["findings"]) == [("GPU201", 12, 11)]
     assert "(the cluster has NVIDIA-H100-80GB-HBM3, NVIDIA-L4)" in report["findings"][0]["message"]
+
+
+def _daemonset(name: str, image: str, tolerations: str = "") -> str:
+    return (
+        f"apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: {name}}}\nspec:\n"
+        f"  template:\n    spec:\n{tolerations}      containers:\n"
+        f"        - name: main\n          image: {image}\n"
+    )
+
+
+def test_gpu207_holds_infrastructure_to_what_the_rest_of_it_tolerates(tmp_path):
+    tolerant = "      tolerations:\n        - {key: nvidia.com/gpu, operator: Exists}\n"
+    plugin = _daemonset(
+        "nvidia-device-plugin", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0", tolerant
+    )
+    gfd = _daemonset("gpu-feature-discovery", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0")
+    dcgm = _daemonset("dcgm-exporter", "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.0-ubuntu22.04")
+    alone = _files(tmp_path, dcgm=dcgm)
+    report = findings_json(*alone, "--select", "GPU207")
+    assert report["findings"] == [] and _held(report) == {"GPU207": ["gpu-taints"]}
+    paths = _files(tmp_path, plugin=plugin, gfd=gfd)
+    report = findings_json(*paths, "--select", "GPU207")
+    assert [(f["path"].rsplit("/", 1)[1], f["line"]) for f in report["findings"]] == [
+        ("gfd.yaml", 9)
+    ]
+    message = report["findings"][0]["message"]
+    assert "(DaemonSet nvidia-device-plugin of this run tolerates it)" in message
+    assert message.endswith("and they get no GPU labels from it")

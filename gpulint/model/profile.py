@@ -66,6 +66,8 @@ class Observations:
     from_cluster: set[str] = field(default_factory=set)
     # RuntimeClass name -> the tolerations its admission adds to pods that name it.
     runtime_tolerations: dict[str, tuple[dict, ...]] = field(default_factory=dict)
+    # Taint key -> the GPU infrastructure DaemonSet of the run that tolerates it by name.
+    infra_tolerated: dict[str, str] = field(default_factory=dict)
 
     def provider(self, name: str, source: str, cluster_object: bool = False) -> None:
         self.providers.setdefault(name, source)
@@ -77,6 +79,8 @@ class Observations:
         for name, source in other.providers.items():
             self.provider(name, source, name in other.from_cluster)
         self.runtime_tolerations.update(other.runtime_tolerations)
+        for key, source in other.infra_tolerated.items():
+            self.infra_tolerated.setdefault(key, source)
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,10 @@ class ClusterProfile:
     sources: tuple[str, ...] = ()  # where each fact came from, for --verbose
     # (RuntimeClass name, tolerations its scheduling adds), for pods with runtimeClassName.
     runtime_tolerations: tuple[tuple[str, tuple[dict, ...]], ...] = ()
+    # (taint key, DaemonSet): GPU infrastructure of the run that tolerates the key by name.
+    # Not a fact about the nodes (NVIDIA's charts tolerate nvidia.com/gpu in case), but it
+    # says what the run's own infrastructure expects; GPU207 holds the rest to it.
+    infra_tolerated: tuple[tuple[str, str], ...] = ()
 
     def runtime_class_tolerations(self, name: object) -> list[dict]:
         """Tolerations the RuntimeClass admission plugin merges into a pod naming ``name``
@@ -162,7 +170,8 @@ def decide(config: ClusterConfig, seen: Observations) -> ClusterProfile:
             most = max(counts)
             sources.append(f"{MAX_GPUS} {most}: the largest of {len(counts)} GPU node(s)")
     runtime = tuple(sorted(seen.runtime_tolerations.items()))
-    return ClusterProfile(provider, taints, models, ert, most, tuple(sources), runtime)
+    infra = tuple(sorted(seen.infra_tolerated.items()))
+    return ClusterProfile(provider, taints, models, ert, most, tuple(sources), runtime, infra)
 
 
 def _taints(

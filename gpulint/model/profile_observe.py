@@ -12,10 +12,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpulint.model.gpu_labels import GKE_ACCELERATOR, PRODUCT, node_gpu_evidence
+from gpulint.model.infra import is_infra_pod
 from gpulint.model.nodes import BLOCKING_EFFECTS, is_node, node_view
 from gpulint.model.profile import GpuNodeGroup, GpuTaint, Observations
 from gpulint.model.resource import Resource
-from gpulint.model.scheduling import label_requirements
+from gpulint.model.scheduling import label_requirements, tolerations
 
 # Node and selector label prefixes each provider sets on its own nodes.
 _PROVIDER_PREFIXES = (
@@ -86,6 +87,10 @@ def observe(resource: Resource, seen: Observations, origin: str) -> None:
             seen.runtime_tolerations[resource.name] = found
     else:
         for pod in resource.pod_specs:
+            if resource.kind == "DaemonSet" and is_infra_pod(pod):
+                for toleration in tolerations(pod.spec):
+                    if toleration.key and toleration.effect in (None, "NoSchedule"):
+                        seen.infra_tolerated.setdefault(toleration.key, f"{_where(resource)}")
             for req in label_requirements(pod.spec):
                 provider = _provider_of_key(req.key)
                 if provider and req.operator in ("In", "Exists"):
