@@ -7,9 +7,11 @@ limit into it.) The message says which of the cpu/memory requests and limits
 are missing or unequal, and which QoS class the pod gets instead. Two tiers:
 a pod with no CPU or memory request or limit anywhere (no container, no
 pod-level `resources`) is **BestEffort**, a warning; a pod that sets some but
-not all is **Burstable**, a note. For a KServe `InferenceService`, whose webhook fills
-a cpu or memory left out entirely with equal default request and limit, only
-half-set or unequal values are reported.
+not all is **Burstable**, a note. A pod whose GPU containers only probe the
+GPU or wait (`nvidia-smi`, a CUDA sample such as `vectorAdd`, `sleep`) is left
+alone: it has no work for eviction or CPU starvation to spoil. For a KServe
+`InferenceService`, whose webhook fills a cpu or memory left out entirely with
+equal default request and limit, only half-set or unequal values are reported.
 
 ## Why it matters
 Only a pod whose every container has CPU and memory limits equal to its
@@ -95,6 +97,7 @@ from typing import TYPE_CHECKING, Any
 from gpulint.findings import Severity
 from gpulint.model.gpu import as_fraction
 from gpulint.model.infra import is_infra_container
+from gpulint.model.probe import is_probe_pod
 from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.rules.registry import Report, Rule
 
@@ -175,6 +178,8 @@ def _best_effort(pod: PodSpec) -> bool:
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     defaulted = _defaulted(resource)
     for pod in resource.pod_specs:
+        if is_probe_pod(pod):
+            continue  # nvidia-smi or sleep: nothing to evict or starve
         best_effort = not defaulted and _best_effort(pod)
         yield from _pod_reports(pod, defaulted, best_effort)
 

@@ -13,8 +13,10 @@ Every affinity term must pin a model, since the scheduler may pick any term.
 Preferred affinity does not count; a scheduler annotation that picks the GPU
 type (HAMi's `nvidia.com/use-gputype`) does. Pods that request only MIG devices
 (`nvidia.com/mig-<profile>`) already name their slice and are left alone, as are
-pods bound to one node by `nodeName`, GPU infrastructure, and DaemonSets: a
-DaemonSet runs on every node it may, so a GPU probe or agent means any GPU.
+pods bound to one node by `nodeName`, GPU infrastructure, and the pods meant
+to run on any GPU: DaemonSets (a DaemonSet runs on every node it may) and
+probes, whose GPU containers only probe the GPU or wait (`nvidia-smi`, a CUDA
+sample such as `vectorAdd`, `sleep`).
 
 Needs: `gpu-models`, that the cluster has more than one GPU model: two GPU
 Nodes or Karpenter NodePools (in the run or `--cluster`) that name different
@@ -117,6 +119,7 @@ from gpulint.model.gpu import is_mig_resource
 from gpulint.model.gpu_labels import is_gpu_label, pins_model
 from gpulint.model.gpu_use import first_gpu_limit, model_annotation, vendor_of
 from gpulint.model.infra import is_infra_pod
+from gpulint.model.probe import is_probe_pod
 from gpulint.model.profile import MODELS
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import requirement_sets
@@ -154,6 +157,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         gpus = pod.effective_gpus
         if not gpus or all(is_mig_resource(name) for name in gpus) or is_infra_pod(pod):
             continue
+        if is_probe_pod(pod):
+            continue  # nvidia-smi, vectorAdd or sleep: meant to run on any GPU
         if pod.spec.get("nodeName"):
             continue  # bound to one node: its GPU is whatever that node has
         sets = requirement_sets(pod.spec)

@@ -305,3 +305,21 @@ def test_gpu207_holds_infrastructure_to_what_the_rest_of_it_tolerates(tmp_path):
     message = report["findings"][0]["message"]
     assert "(DaemonSet nvidia-device-plugin of this run tolerates it)" in message
     assert message.endswith("and they get no GPU labels from it")
+
+
+def test_probes_and_placeholders_are_left_to_run_on_any_gpu(tmp_path):
+    def job(name: str, command: str) -> str:
+        return (
+            f"apiVersion: batch/v1\nkind: Job\nmetadata: {{name: {name}}}\nspec:\n  template:\n"
+            f"    spec:\n      restartPolicy: Never\n      containers:\n        - name: c\n"
+            f"          image: ubuntu:22.04\n{command}"
+            f"          resources: {{limits: {{nvidia.com/gpu: 1}}}}\n"
+        )
+
+    probe = job("smi", '          command: [sh, -c, "nvidia-smi; sleep 3600"]\n')
+    loop = job("loop", '          args: ["while true; do nvidia-smi -L; sleep 10; done"]\n')
+    work = job("train", '          command: [sh, -c, "nvidia-smi && python train.py"]\n')
+    paths = _files(tmp_path, probe=probe, loop=loop, work=work, pool=NODEPOOL)
+    report = findings_json(*paths, "--select", "GPU106,GPU201")
+    found = sorted((f["path"].rsplit("/", 1)[1], f["code"]) for f in report["findings"])
+    assert found == [("work.yaml", "GPU106"), ("work.yaml", "GPU201")]
