@@ -323,3 +323,13 @@ def test_probes_and_placeholders_are_left_to_run_on_any_gpu(tmp_path):
     report = findings_json(*paths, "--select", "GPU106,GPU201")
     found = sorted((f["path"].rsplit("/", 1)[1], f["code"]) for f in report["findings"])
     assert found == [("work.yaml", "GPU106"), ("work.yaml", "GPU201")]
+
+
+def test_a_cuda_sample_image_is_a_probe_whatever_flags_it_gets(tmp_path):
+    sample = pod("  restartPolicy: Never").replace(
+        "image: nvcr.io/nvidia/pytorch:24.05-py3",
+        "image: nvcr.io/nvidia/k8s/cuda-sample:nbody-cuda11.7.1-ubuntu18.04\n"
+        '      args: ["--benchmark"]',
+    )
+    paths = _files(tmp_path, sample=sample, pool=NODEPOOL)
+    assert findings_json(*paths, "--select", "GPU201")["findings"] == []

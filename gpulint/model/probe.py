@@ -19,10 +19,11 @@ _SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "busybox"})
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", ";;", "!"})
 _KEYWORDS = frozenset({"do", "then", "else", "elif", "while", "until", "if", "time"})
 _CLOSERS = frozenset({"done", "fi", "esac", "{", "}"})
-# Programs that wait or print.
+# Programs that wait, print, or filter what a probe printed.
 _PLACEHOLDERS = frozenset(
     {"sleep", "tail", "true", ":", "echo", "printf", "ls", "cat", "env", "printenv", "date",
-     "hostname", "wait", "exit", "set", "trap", "exec", "export", "nproc", "free", "uname"}
+     "hostname", "wait", "exit", "set", "trap", "exec", "export", "nproc", "free", "uname",
+     "grep", "head", "wc"}
 )  # fmt: skip
 # Programs that only query or exercise the device (driver tools; CUDA and ROCm samples).
 _PROBES = frozenset(
@@ -53,8 +54,8 @@ def _programs(words: list[str]) -> list[str]:
 
 def is_probe(container: Container) -> bool:
     """Whether the container only probes the GPU or waits (see the module docstring)."""
-    if "command" not in container.data and "args" not in container.data:
-        return container.image.startswith(_SAMPLE_IMAGES)
+    if "command" not in container.data and container.image.startswith(_SAMPLE_IMAGES):
+        return True  # the sample is the entrypoint; args are its flags
     programs = _programs([arg.text for arg in arguments(container)])
     if not programs:
         return False
