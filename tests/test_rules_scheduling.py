@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-from tests.conftest import lint, where
+from tests.conftest import lint, lint_known, where
 
 # These rules report only what the cluster profile establishes (tests/test_profile.py
 # covers where the facts come from); most tests here give them the facts.
-KNOWN = (
-    "cluster:\n  gpu-taints: [nvidia.com/gpu]\n  gpu-models: [NVIDIA-A100-SXM4-80GB, nvidia-l4]\n"
-)
-
-
-def known(tmp_path, text: str, *args: str) -> list[dict]:
-    """Findings with a cluster profile whose GPU nodes are tainted and of two models."""
-    config = tmp_path / "known.gpulint.yaml"
-    config.write_text(KNOWN)
-    return lint(tmp_path, text, *args, "--config", str(config))
+known = lint_known
 
 
 GPU_POD = """
