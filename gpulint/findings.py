@@ -73,6 +73,7 @@ class Finding:
     template_location: Location | None = None
     related: tuple[Location, ...] = ()  # other places the message names
     suppression: Suppression | None = None
+    held: tuple[str, ...] = ()  # cluster facts it needs that the run lacks: held back, not shown
 
     def sort_key(self) -> tuple:
         loc = self.location
@@ -111,6 +112,24 @@ class RuleInfo:
     doc: str
 
 
+# What each cluster fact a rule may need is (model/profile.py names them), for the reports.
+FACT_HELP = {
+    "gpu-taints": "whether GPU nodes are tainted, and with which keys",
+    "gpu-models": "which GPU models the cluster has",
+    "max-gpus-per-node": "the most GPUs a node holds",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class HeldBack:
+    """Findings of one rule held back for want of cluster facts (model/profile.py)."""
+
+    code: str
+    name: str
+    needs: tuple[str, ...]
+    count: int
+
+
 @dataclass
 class RunResult:
     findings: list[Finding]
@@ -118,6 +137,7 @@ class RunResult:
     rules: list[RuleInfo]
     files_checked: int = 0
     notices: list[str] = field(default_factory=list)
+    held_back: list[HeldBack] = field(default_factory=list)
 
     def active(self) -> list[Finding]:
         return [f for f in self.findings if f.suppression is None]

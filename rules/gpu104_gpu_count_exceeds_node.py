@@ -6,8 +6,15 @@ node it may land on can hold:
 
 - more than every `nvidia.com/gpu.count` the pod pins with a node selector or
   required node affinity (times the `nvidia.com/gpu.replicas` it pins, if any);
-- otherwise more than the largest node of the cluster, the setting
-  `max-gpus-per-node` setting (default 8, as in an 8-GPU HGX/DGX server).
+- otherwise more than the largest GPU node of the cluster, as the cluster
+  profile knows it (`--cluster` Nodes, or `max-gpus-per-node` in the
+  `cluster:` section of `.gpulint.yaml`);
+- without that fact, more than 16, the most GPUs any server holds (Google
+  Cloud's `a2-megagpu-16g`, NVIDIA DGX-2).
+
+Needs: `max-gpus-per-node` for requests of 9 to 16 GPUs that no selected
+`nvidia.com/gpu.count` bounds (8 is the common HGX/DGX size, but not the
+largest); those findings are held back without it.
 
 MIG and shared (`.shared`) resources are left out of the per-node maximum:
 one GPU offers several of them.
@@ -73,6 +80,7 @@ from typing import TYPE_CHECKING
 from gpulint.findings import Severity
 from gpulint.model.gpu import AMD_GPU, NVIDIA_GPU
 from gpulint.model.infra import is_infra_pod
+from gpulint.model.profile import MAX_GPUS
 from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.model.scheduling import LabelRequirement, required_values
 from gpulint.rules.registry import Report, Rule
@@ -92,13 +100,27 @@ COUNT_LABEL = "nvidia.com/gpu.count"
 REPLICAS_LABEL = "nvidia.com/gpu.replicas"
 # Whole-GPU resources a node offers at most max_gpus_per_node of.
 WHOLE_GPU_RESOURCES = (NVIDIA_GPU, AMD_GPU)
+# The most GPUs one server holds: 16 (cloud.google.com/compute/docs/gpus: a2-megagpu-16g,
+# 16 A100; NVIDIA DGX-2, 16 V100). 8 is the usual HGX/DGX size, not a ceiling.
+HARDWARE_MAX = 16
+USUAL_MAX = 8
 
 
 def _ints(requirements: list[LabelRequirement]) -> list[int]:
     return [int(v) for r in requirements for v in r.values if v.strip().isdigit()]
 
 
-def _node_limit(pod: PodSpec, ctx: Context) -> tuple[int, str] | None:
+def _cluster_limit(ctx: Context, wanted: int) -> tuple[int, str, tuple]:
+    """(bound, why, facts the finding needs) from the cluster profile."""
+    most = ctx.profile.max_gpus_per_node
+    if most is not None:
+        return most, f"no node of the cluster holds more than {most} (max-gpus-per-node)", ()
+    if wanted > HARDWARE_MAX:
+        return HARDWARE_MAX, f"no GPU server holds more than {HARDWARE_MAX}", ()
+    return USUAL_MAX, f"GPU nodes usually hold at most {USUAL_MAX}", (MAX_GPUS,)
+
+
+def _node_limit(pod: PodSpec, ctx: Context, wanted: int) -> tuple[int, str, tuple] | None:
     """The most nvidia.com/gpu a selected node can offer, and why."""
     counts = required_values(pod.spec, COUNT_LABEL)
     values = _ints(counts)
@@ -106,18 +128,19 @@ def _node_limit(pod: PodSpec, ctx: Context) -> tuple[int, str] | None:
         most = max(values)
         replicas = _ints(required_values(pod.spec, REPLICAS_LABEL))
         if replicas and max(replicas) > 1:
-            return most * max(replicas), (
+            return (
+                most * max(replicas),
                 f"the nodes it selects ({COUNT_LABEL}={most}, "
-                f"{REPLICAS_LABEL}={max(replicas)}) offer at most {most * max(replicas)}"
+                f"{REPLICAS_LABEL}={max(replicas)}) offer at most {most * max(replicas)}",
+                (),
             )
         shown = ", ".join(str(v) for v in sorted(set(values)))
-        return most, f"the nodes it selects have {COUNT_LABEL} {shown}"
+        return most, f"the nodes it selects have {COUNT_LABEL} {shown}", ()
     if required_values(pod.spec, REPLICAS_LABEL) or required_values(
         pod.spec, "nvidia.com/gpu.sharing-strategy"
     ):
         return None  # shared GPUs multiply what a node offers; no bound known
-    limit = ctx.settings.max_gpus_per_node
-    return limit, f"no node holds more than {limit} (max-gpus-per-node)"
+    return _cluster_limit(ctx, wanted)
 
 
 def _largest_holder(pod: PodSpec, name: str) -> Container | None:
@@ -142,12 +165,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             if not wanted:
                 continue
             bound = (
-                _node_limit(pod, ctx)
-                if name == NVIDIA_GPU
-                else (
-                    ctx.settings.max_gpus_per_node,
-                    f"no node holds more than {ctx.settings.max_gpus_per_node} (max-gpus-per-node)",
-                )
+                _node_limit(pod, ctx, wanted) if name == NVIDIA_GPU else _cluster_limit(ctx, wanted)
             )
             if bound is None or wanted <= bound[0]:
                 continue
@@ -162,4 +180,5 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                 f"split across nodes, so it stays Pending: "
                 f'"0/N nodes are available: N Insufficient {name}"',
                 container=holder.name,
+                needs=bound[2],
             )

@@ -4,15 +4,21 @@ A container holding GPUs whose CPU and memory are not fully set for the
 Guaranteed QoS class: a `cpu` or `memory` limit is missing, or a request
 differs from its limit. (A request may be left out: Kubernetes copies the
 limit into it.) The message says which of the cpu/memory requests and limits
-are missing or unequal. For a KServe `InferenceService`, whose webhook fills
-a cpu or memory left out entirely with equal default request and limit, only
-half-set or unequal values are reported.
+are missing or unequal, and which QoS class the pod gets instead. Two tiers:
+a pod with no CPU or memory request or limit anywhere (no container, no
+pod-level `resources`) is **BestEffort**, a warning; a pod that sets some but
+not all is **Burstable**, a note. A pod whose GPU containers only probe the
+GPU or wait (`nvidia-smi`, a CUDA sample such as `vectorAdd`, `sleep`) is left
+alone: it has no work for eviction or CPU starvation to spoil. For a KServe
+`InferenceService`, whose webhook fills a cpu or memory left out entirely with
+equal default request and limit, only half-set or unequal values are reported.
 
 ## Why it matters
 Only a pod whose every container has CPU and memory limits equal to its
-requests is **Guaranteed**. A GPU pod that is BestEffort or Burstable is
-the first the kubelet evicts under memory pressure and the first whose CPU
-is throttled, so an expensive GPU job dies or starves on its data loading.
+requests is **Guaranteed**. A BestEffort GPU pod is the first the kubelet
+evicts under memory pressure, and its CPU share is the smallest, so an
+expensive GPU job dies or starves on its data loading. A Burstable pod is
+evicted after BestEffort ones, and only when it uses more than it requested.
 The kubelet's CPU manager (static policy) and topology manager give exclusive
 CPUs on the GPU's NUMA node only to Guaranteed pods with whole-number CPU
 requests; any other GPU pod shares CPUs across sockets with everything else.
@@ -39,6 +45,18 @@ spec:
               cpu: "4"
             limits:  # <- GPU106
               nvidia.com/gpu: 1
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: notebook
+spec:
+  containers:
+    - name: jupyter
+      image: quay.io/jupyter/pytorch-notebook:cuda12-2024-10-07
+      resources:
+        limits:  # <- GPU106
+          nvidia.com/gpu: 1
 ```
 
 ## Passing example
@@ -79,7 +97,8 @@ from typing import TYPE_CHECKING, Any
 from gpulint.findings import Severity
 from gpulint.model.gpu import as_fraction
 from gpulint.model.infra import is_infra_container
-from gpulint.model.resource import Container, Resource
+from gpulint.model.probe import is_probe_pod
+from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
@@ -89,7 +108,7 @@ rule = Rule(
     "GPU106",
     "gpu-container-resources-incomplete",
     Severity.WARNING,
-    "A GPU container lacks CPU/memory limits equal to its requests, so the pod is not Guaranteed.",
+    "A GPU pod is not Guaranteed: BestEffort (no CPU or memory set) or Burstable.",
     __doc__,
 )
 
@@ -133,10 +152,40 @@ def _join(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _sets_cpu_or_memory(resources: Any) -> bool:
+    if not isinstance(resources, dict):
+        return False
+    for part in ("requests", "limits"):
+        values = resources.get(part)
+        if isinstance(values, dict) and ("cpu" in values or "memory" in values):
+            return True
+    return False
+
+
+def _best_effort(pod: PodSpec) -> bool:
+    """No CPU or memory request or limit in the pod: the kubelet's QoS class BestEffort
+    (pkg/apis/core/helper/qos: only cpu and memory count; pod-level resources too)."""
+    if _sets_cpu_or_memory(pod.spec.get("resources")):
+        return False
+    return not any(
+        _sets_cpu_or_memory(c.data.get("resources"))
+        for c in pod.containers
+        if c.section != "ephemeralContainer"
+    )
+
+
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     defaulted = _defaulted(resource)
-    for container in resource.containers():
+    for pod in resource.pod_specs:
+        if is_probe_pod(pod):
+            continue  # nvidia-smi or sleep: nothing to evict or starve
+        best_effort = not defaulted and _best_effort(pod)
+        yield from _pod_reports(pod, defaulted, best_effort)
+
+
+def _pod_reports(pod: PodSpec, defaulted: bool, best_effort: bool) -> Iterator[Report]:
+    for container in pod.containers:
         if not container.gpus or is_infra_container(container):
             continue
         missing, unequal = _problems(container, defaulted)
@@ -148,10 +197,21 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             what.append(f"has no {_join(missing)}")
         if unequal:
             what.append(f"has {_join(unequal)}")
+        if best_effort:
+            message = (
+                f"GPU container {container.name!r} ({gpus}): no container of the pod sets a CPU "
+                "or memory request or limit, so the pod is BestEffort: the kubelet evicts it "
+                "first under memory pressure and gives it the smallest CPU share"
+            )
+        else:
+            message = (
+                f"GPU container {container.name!r} ({gpus}) {' and '.join(what)}; the pod is "
+                "Burstable, not Guaranteed: it can be evicted when it uses more than it "
+                "requests, and the CPU manager does not give it exclusive CPUs next to its GPUs"
+            )
         yield Report(
             container.path + ("resources", "limits"),
-            f"GPU container {container.name!r} ({gpus}) {' and '.join(what)}; the pod is not "
-            "Guaranteed, so it is evicted and throttled first and the CPU manager does not "
-            "give it exclusive CPUs next to its GPUs",
+            message,
             container=container.name,
+            severity=Severity.WARNING if best_effort else Severity.NOTE,
         )

@@ -13,7 +13,16 @@ Every affinity term must pin a model, since the scheduler may pick any term.
 Preferred affinity does not count; a scheduler annotation that picks the GPU
 type (HAMi's `nvidia.com/use-gputype`) does. Pods that request only MIG devices
 (`nvidia.com/mig-<profile>`) already name their slice and are left alone, as are
-pods bound to one node by `nodeName` and GPU infrastructure.
+pods bound to one node by `nodeName`, GPU infrastructure, and the pods meant
+to run on any GPU: DaemonSets (a DaemonSet runs on every node it may) and
+probes, whose GPU containers only probe the GPU or wait (`nvidia-smi`, a CUDA
+sample such as `vectorAdd`, `sleep`).
+
+Needs: `gpu-models`, that the cluster has more than one GPU model: two GPU
+Nodes or Karpenter NodePools (in the run or `--cluster`) that name different
+models, or `gpu-models` in the `cluster:` section of `.gpulint.yaml`. Where the
+profile knows a single model, nothing is reported; where it knows none, the
+findings are held back and counted.
 
 ## Why it matters
 `nvidia.com/gpu: 1` means "any GPU". In a cluster with several GPU models the
@@ -24,6 +33,18 @@ and kernels built for one compute capability fail on another. Selecting
 
 ## Failing example
 ```yaml
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      requirements:
+        - key: karpenter.k8s.aws/instance-gpu-name
+          operator: In
+          values: [a10g, l40s]
+---
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -47,6 +68,18 @@ spec:
 
 ## Passing example
 ```yaml
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      requirements:
+        - key: karpenter.k8s.aws/instance-gpu-name
+          operator: In
+          values: [a10g, l40s]
+---
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -86,6 +119,8 @@ from gpulint.model.gpu import is_mig_resource
 from gpulint.model.gpu_labels import is_gpu_label, pins_model
 from gpulint.model.gpu_use import first_gpu_limit, model_annotation, vendor_of
 from gpulint.model.infra import is_infra_pod
+from gpulint.model.probe import is_probe_pod
+from gpulint.model.profile import MODELS
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import requirement_sets
 from gpulint.rules.registry import Report, Rule
@@ -111,10 +146,19 @@ rule = Rule(
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    models = ctx.profile.gpu_models
+    if models is not None and len(models) < 2:
+        return  # one GPU model in the cluster: any GPU is that one
+    if resource.kind == "DaemonSet":
+        return  # it runs on every node it may: a GPU probe or agent means any GPU
+    needs = () if models else (MODELS,)
+    mixed = f" (the cluster has {', '.join(sorted(models))})" if models else ""
     for pod in resource.pod_specs:
         gpus = pod.effective_gpus
         if not gpus or all(is_mig_resource(name) for name in gpus) or is_infra_pod(pod):
             continue
+        if is_probe_pod(pod):
+            continue  # nvidia-smi, vectorAdd or sleep: meant to run on any GPU
         if pod.spec.get("nodeName"):
             continue  # bound to one node: its GPU is whatever that node has
         sets = requirement_sets(pod.spec)
@@ -131,7 +175,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         yield Report(
             path,
             f"{name}: {count} with no GPU model selected{partly}{why}: the pod can land on "
-            f"any GPU in the cluster; select one with {labels} or "
+            f"any GPU in the cluster{mixed}; select one with {labels} or "
             "node.kubernetes.io/instance-type",
             container=container,
+            needs=needs,
         )

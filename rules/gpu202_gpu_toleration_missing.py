@@ -9,11 +9,21 @@ no effect, and no key-less `operator: Exists`. A toleration keyed on a MIG resou
 (`nvidia.com/mig-1g.10gb`) does not count: GPU nodes are tainted on
 `nvidia.com/gpu`, whatever MIG strategy they run. GPU infrastructure is left alone
 (GPU207 covers it), and so is a pod bound to a node by `nodeName`, which the
-scheduler and its `NoSchedule` check never see.
+scheduler and its `NoSchedule` check never see. A RuntimeClass in the run adds
+its `scheduling.tolerations` to the pods whose `runtimeClassName` names it, as
+the RuntimeClass admission plugin does.
+
+Needs: `gpu-taints`, that the GPU nodes are tainted and with which keys: from
+`--cluster` Nodes, GPU Nodes or Karpenter NodePools in the run (every kind of
+GPU node must carry the taint: an untainted one takes any pod), the
+`cluster:` section of `.gpulint.yaml`, or GKE (which taints GPU nodes with
+`nvidia.com/gpu`). Without it the findings are held back and counted.
 
 Clusters whose API server runs the `ExtendedResourceToleration` admission plugin
-get the toleration added to every pod for each extended resource it requests;
-turn on the matching setting in the configuration file there.
+get the toleration added to every pod for each extended resource it requests:
+GKE does, so a pod that selects `cloud.google.com/gke-*` labels, or any GPU pod
+of a run whose provider is GKE, is left alone; elsewhere say
+`extended-resource-toleration: true` in the `cluster:` section.
 The plugin names the toleration after the resource, so a pod that requests only
 `nvidia.com/mig-*` resources is still reported when the taint is on
 `nvidia.com/gpu`. A workload queued to Kueue (`kueue.x-k8s.io/queue-name`) is
@@ -28,6 +38,22 @@ toleration can go nowhere: it stays `Pending` with
 
 ## Failing example
 ```yaml
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      requirements:
+        - key: karpenter.k8s.aws/instance-gpu-name
+          operator: In
+          values: [a10g]
+      taints:
+        - key: nvidia.com/gpu
+          value: present
+          effect: NoSchedule
+---
 apiVersion: batch/v1
 kind: Job
 metadata:
@@ -54,8 +80,6 @@ kind: Pod
 metadata:
   name: notebook
 spec:
-  nodeSelector:
-    cloud.google.com/gke-accelerator: nvidia-l4
   containers:
     - name: jupyter
       image: quay.io/jupyter/pytorch-notebook:cuda12-2024-10-07
@@ -66,6 +90,22 @@ spec:
 
 ## Passing example
 ```yaml
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      requirements:
+        - key: karpenter.k8s.aws/instance-gpu-name
+          operator: In
+          values: [a10g]
+      taints:
+        - key: nvidia.com/gpu
+          value: present
+          effect: NoSchedule
+---
 apiVersion: batch/v1
 kind: Job
 metadata:
@@ -86,13 +126,27 @@ spec:
           resources:
             limits:
               nvidia.com/gpu: 1
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: notebook
+spec:
+  nodeSelector:
+    cloud.google.com/gke-accelerator: nvidia-l4
+  containers:
+    - name: jupyter
+      image: quay.io/jupyter/pytorch-notebook:cuda12-2024-10-07
+      resources:
+        limits:
+          nvidia.com/gpu: 1
 ```
 
 ## How to fix
 Add `{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}` to the pod
 template's `tolerations` (use your cluster's taint key if it differs), or enable
-the `ExtendedResourceToleration` admission plugin and say so in gpulint's
-configuration file.
+the `ExtendedResourceToleration` admission plugin and say so in the `cluster:`
+section of gpulint's configuration file.
 """
 
 from __future__ import annotations
@@ -105,8 +159,9 @@ from gpulint.model.controllers import Adds, adding
 from gpulint.model.gpu import is_mig_resource
 from gpulint.model.gpu_use import first_gpu_limit, taint_keys_for, vendor_of
 from gpulint.model.infra import is_infra_pod
+from gpulint.model.profile import taint_keys
 from gpulint.model.resource import Resource
-from gpulint.model.scheduling import tolerates_key, tolerations
+from gpulint.model.scheduling import label_requirements, tolerates_key, tolerations
 from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:
@@ -121,21 +176,42 @@ rule = Rule(
 )
 
 
+def tolerations_list(spec: dict) -> list:
+    items = spec.get("tolerations")
+    return items if isinstance(items, list) else []
+
+
+def _on_gke(spec: dict) -> bool:
+    """Whether the pod's own required selectors put it on GKE nodes (GKE adds the toleration)."""
+    return any(
+        r.key.startswith("cloud.google.com/gke-") and r.operator in ("In", "Exists")
+        for r in label_requirements(spec)
+    )
+
+
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    profile = ctx.profile
+    configured, needs = taint_keys(profile, tuple(ctx.settings.gpu_taint_keys))
+    # ExtendedResourceToleration adds {key: <resource>, operator: Exists} per resource.
+    auto = bool(profile.extended_resource_toleration or ctx.settings.extended_resource_toleration)
     for pod in resource.pod_specs:
         gpus = pod.effective_gpus
         if not gpus or is_infra_pod(pod) or pod.spec.get("nodeName"):
             continue  # (a pod bound by nodeName skips the scheduler and its NoSchedule check)
-        keys = taint_keys_for({vendor_of(n) for n in gpus}, tuple(ctx.settings.gpu_taint_keys))
+        if _on_gke(pod.spec):
+            continue
+        keys = taint_keys_for({vendor_of(n) for n in gpus}, configured)
         if not keys:
             continue
-        if any(tolerates_key(pod.spec, key) for key in keys):
+        # A RuntimeClass's scheduling.tolerations are merged into the pods that name it.
+        added = profile.runtime_class_tolerations(pod.spec.get("runtimeClassName"))
+        spec = {"tolerations": [*tolerations_list(pod.spec), *added]} if added else pod.spec
+        if any(tolerates_key(spec, key) for key in keys):
             continue
         if adding(resource, Adds.TOLERATIONS, pod) is not None:
             continue  # Kueue adds its ResourceFlavor's tolerations on admission
-        # ExtendedResourceToleration adds {key: <resource>, operator: Exists} per resource.
-        if ctx.settings.extended_resource_toleration and any(key in gpus for key in keys):
+        if auto and any(key in gpus for key in keys):
             continue
         items = tolerations(pod.spec)
         mig = sorted({t.key for t in items if t.key and is_mig_resource(t.key)})
@@ -151,8 +227,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             f'nodes the pod stays Pending ("node(s) had untolerated taint {{{keys[0]}: ...}}")'
         )
         if isinstance(pod.spec.get("tolerations"), list):
-            yield Report(pod.path + ("tolerations",), message)
+            yield Report(pod.path + ("tolerations",), message, needs=needs)
             continue
         anchor = first_gpu_limit(pod)
         if anchor is not None:
-            yield Report(anchor[0], message, container=anchor[1])
+            yield Report(anchor[0], message, container=anchor[1], needs=needs)

@@ -10,6 +10,12 @@ DaemonSets (which must run on every node) and GPU infrastructure are exempt, and
 so is a pod that also requires GPU nodes: GPU204 reports that one root cause
 (a pod aimed at GPU nodes without a GPU limit) once.
 
+Needs: `gpu-taints`, that GPU nodes are tainted (a GPU Node or Karpenter
+NodePool with the taint, in the run or `--cluster`; the `cluster:` section of
+`.gpulint.yaml`; or a GKE cluster, known from `provider: gke` or GKE Nodes).
+Where GPU nodes are known to be untainted there is nothing to tolerate;
+without the fact the findings are held back.
+
 ## Why it matters
 The GPU taint is what keeps CPU-only pods off GPU nodes. A pod that tolerates it
 without using a GPU can be packed onto a GPU node, taking CPU and memory the GPU
@@ -17,6 +23,18 @@ pods there need, and keeping an expensive node from scaling down.
 
 ## Failing example
 ```yaml
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-a100-0
+  labels:
+    nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB
+spec:
+  taints:
+    - key: nvidia.com/gpu
+      value: present
+      effect: NoSchedule
+---
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -44,6 +62,18 @@ spec:
 
 ## Passing example
 ```yaml
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-a100-0
+  labels:
+    nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB
+spec:
+  taints:
+    - key: nvidia.com/gpu
+      value: present
+      effect: NoSchedule
+---
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -84,6 +114,7 @@ from gpulint.findings import Severity
 from gpulint.model.gpu_labels import gpu_node_pin
 from gpulint.model.gpu_use import other_gpu_use
 from gpulint.model.infra import is_infra_pod
+from gpulint.model.profile import taint_keys
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import tolerations
 from gpulint.rules.registry import Report, Rule
@@ -104,7 +135,9 @@ rule = Rule(
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     if resource.kind == "DaemonSet":
         return
-    keys = tuple(ctx.settings.gpu_taint_keys)
+    keys, needs = taint_keys(ctx.profile, tuple(ctx.settings.gpu_taint_keys))
+    if not keys:
+        return  # the profile says GPU nodes are not tainted: nothing to tolerate
     for pod in resource.pod_specs:
         if pod.requests_gpu or is_infra_pod(pod) or other_gpu_use(pod):
             continue
@@ -123,4 +156,5 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                 pod.path + toleration.path,
                 f"requests no GPU but {what}: it can be scheduled onto GPU nodes and take "
                 "their CPU and memory from GPU pods",
+                needs=needs,
             )

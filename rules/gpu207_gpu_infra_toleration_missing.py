@@ -8,6 +8,15 @@ must be tolerated, since the DaemonSet has to run on every GPU node; an AMD or
 Intel plugin is not expected to tolerate NVIDIA's `nvidia.com/gpu`). A key-less
 `operator: Exists` tolerates everything and is enough.
 
+Needs: `gpu-taints`, that GPU nodes are tainted and with which keys (from a
+GPU Node or Karpenter NodePool with the taint, in the run or `--cluster`; the
+`cluster:` section of `.gpulint.yaml`; or a GKE cluster, known from
+`provider: gke` or GKE Nodes), or else another GPU infrastructure DaemonSet
+of the run that tolerates the key by name: the run's own infrastructure then
+expects the taint, and this one is the odd one out. Without either the
+findings are held back; where GPU nodes are known to be untainted nothing is
+reported.
+
 ## Why it matters
 GPU nodes are tainted so that only pods that ask for them land there. A device
 plugin that does not tolerate the taint never runs on those nodes: they
@@ -17,6 +26,18 @@ the GPU Operator tolerate `nvidia.com/gpu` with `operator: Exists`.
 
 ## Failing example
 ```yaml
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-a100-0
+  labels:
+    nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB
+spec:
+  taints:
+    - key: nvidia.com/gpu
+      value: present
+      effect: NoSchedule
+---
 apiVersion: apps/v1
 kind: DaemonSet
 metadata:
@@ -39,6 +60,18 @@ spec:
 
 ## Passing example
 ```yaml
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-a100-0
+  labels:
+    nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB
+spec:
+  taints:
+    - key: nvidia.com/gpu
+      value: present
+      effect: NoSchedule
+---
 apiVersion: apps/v1
 kind: DaemonSet
 metadata:
@@ -75,6 +108,7 @@ from typing import TYPE_CHECKING
 from gpulint.findings import Severity
 from gpulint.model.gpu_use import image_vendor, taint_keys_for
 from gpulint.model.infra import is_infra_pod
+from gpulint.model.profile import taint_keys
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling import tolerates_key
 from gpulint.rules.registry import Report, Rule
@@ -91,27 +125,56 @@ rule = Rule(
 )
 
 
+# What a node misses when a component never runs there, by a word of its name or image.
+_CONSEQUENCE = (
+    ("feature-discovery", "they get no GPU labels from it"),
+    ("dcgm", "their GPUs export no metrics"),
+    ("mig-manager", "their MIG layout is never applied"),
+    ("device-plugin", "they then advertise no GPUs"),
+    ("gpu-plugin", "they then advertise no GPUs"),
+)
+
+
+def _consequence(resource: Resource, images: list[str]) -> str:
+    text = " ".join([resource.name, *images]).lower()
+    # GFD ships in the device plugin's image: its name decides first.
+    for word, consequence in _CONSEQUENCE:
+        if word in text:
+            return consequence
+    return "its work is not done there"
+
+
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     if resource.kind != "DaemonSet":
         return
+    configured, needs = taint_keys(ctx.profile, tuple(ctx.settings.gpu_taint_keys))
+    # Without the facts, the run's other GPU infrastructure that tolerates a key by name
+    # says the run expects it: this DaemonSet is then the odd one out.
+    expected = dict(ctx.profile.infra_tolerated) if needs else {}
     for pod in resource.pod_specs:
         if not is_infra_pod(pod):
             continue
         vendors = {image_vendor(c.image) for c in pod.regular_containers()}
-        keys = taint_keys_for(vendors, tuple(ctx.settings.gpu_taint_keys))
+        keys = taint_keys_for(vendors, configured)
         missing = [k for k in keys if not tolerates_key(pod.spec, k)]
         if not missing:
             continue
         images = sorted({c.image for c in pod.regular_containers() if c.image})
+        sure = [k for k in missing if k in expected]
+        why, wants = "", needs
+        if sure:
+            missing, wants = sure, ()
+            why = f" ({expected[sure[0]]} of this run tolerates it)"
         taints = " and ".join(missing)
         message = (
             f"GPU infrastructure ({', '.join(images)}) does not tolerate the GPU taint "
-            f"{taints}: it never runs on tainted GPU nodes, which then advertise no GPUs"
+            f"{taints}{why}: it never runs on tainted GPU nodes, and "
+            f"{_consequence(resource, images)}"
         )
         path = ("tolerations",) if isinstance(pod.spec.get("tolerations"), list) else ()
         if not path:
             first = pod.regular_containers()[0]
-            yield Report(first.path + ("image",), message, container=first.name)
+            yield Report(first.path + ("image",), message, container=first.name, needs=wants)
             continue
-        yield Report(pod.path + path, message)
+        yield Report(pod.path + path, message, needs=wants)

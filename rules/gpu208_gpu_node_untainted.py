@@ -89,7 +89,7 @@ if TYPE_CHECKING:
 rule = Rule(
     "GPU208",
     "gpu-node-untainted",
-    Severity.WARNING,
+    Severity.NOTE,
     "A Node that advertises GPUs has no NoSchedule taint for them.",
     __doc__,
 )

@@ -78,7 +78,7 @@ if TYPE_CHECKING:
 rule = Rule(
     "GPU401",
     "device-plugin-unpinned",
-    Severity.ERROR,
+    Severity.WARNING,
     "The device plugin or GFD image has no tag or uses latest.",
     __doc__,
 )

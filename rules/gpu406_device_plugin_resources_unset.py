@@ -8,8 +8,11 @@ them.
 
 ## Why it matters
 Without requests the plugin pod is BestEffort: under memory pressure the
-kubelet evicts it first, and with it the node stops advertising GPUs and
-reporting their health until it comes back. Without a memory limit a leak in
+kubelet evicts it before Guaranteed pods of the same priority, and with it the
+node stops advertising GPUs and reporting their health until it comes back.
+Advice (a note): whether the node ever runs short of memory is not in the
+manifests, and a `system-node-critical` priority class already ranks the
+plugin last among evictions. Without a memory limit a leak in
 the plugin can take memory from the GPU workloads beside it.
 
 ## Failing example
@@ -85,7 +88,7 @@ if TYPE_CHECKING:
 rule = Rule(
     "GPU406",
     "device-plugin-resources-unset",
-    Severity.WARNING,
+    Severity.NOTE,
     "A device plugin container without CPU and memory requests and a memory limit.",
     __doc__,
 )
@@ -106,8 +109,9 @@ def missing(resources: Any) -> list[str]:
 def _message(what: str, gaps: list[str], gfd: bool = False) -> str:
     effect = "its GPU labels go stale" if gfd else "the node stops advertising its GPUs"
     return (
-        f"{what} sets no {', '.join(gaps)}; a BestEffort or Burstable pod is evicted "
-        f"first under memory pressure and {effect}"
+        f"{what} sets no {', '.join(gaps)}; under memory pressure the kubelet evicts "
+        f"BestEffort and Burstable pods before Guaranteed ones of the same priority, and "
+        f"{effect}"
     )
 
 

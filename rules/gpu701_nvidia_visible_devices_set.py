@@ -95,7 +95,7 @@ if TYPE_CHECKING:
 rule = Rule(
     "GPU701",
     "nvidia-visible-devices-set",
-    Severity.ERROR,
+    Severity.WARNING,
     "A workload sets NVIDIA_VISIBLE_DEVICES and sees GPUs the device plugin did not allocate.",
     __doc__,
 )

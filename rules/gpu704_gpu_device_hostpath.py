@@ -1,19 +1,23 @@
 """
 ## What it checks
 A `hostPath` volume on a GPU device node (`/dev/nvidia*`, `/dev/dri`,
-`/dev/kfd`) or on the driver's libraries and tools (`/usr/local/nvidia`,
-`/run/nvidia/driver`, GKE's `/home/kubernetes/bin/nvidia`, `libcuda.so`,
-`libnvidia-*`, `nvidia-smi`), in any workload. GPU infrastructure, which
-installs and serves the driver, is exempt, and so is a volume that a GPU
-infrastructure container of the pod mounts (a helper container in the GPU
-Operator's driver pod shares the driver's volumes).
+`/dev/kfd`), a warning; or on the driver's libraries and tools
+(`/usr/local/nvidia`, `/run/nvidia/driver`, `libcuda.so`, `libnvidia-*`,
+`nvidia-smi`), a note: libraries are not devices and allocate nothing, but
+they may not match the driver the container toolkit injects. GKE documents
+mounting its driver folder `/home/kubernetes/bin/nvidia` into pods that
+request GPUs (GPUDirect-TCPX/TCPXO setups), so that path is left alone in a
+pod that requests GPUs. GPU infrastructure, which installs and serves the
+driver, is exempt, and so is a volume that a GPU infrastructure container of
+the pod mounts (a helper container in the GPU Operator's driver pod shares
+the driver's volumes).
 
 ## Why it matters
-Devices and driver files mounted from the host reach the container without the
-device plugin: the scheduler does not count those GPUs, so several pods use
-the same GPU while the node still advertises it as free, MIG and sharing
-limits are bypassed, and the driver libraries mounted from the host may not
-match the ones the container toolkit injects, failing with
+Device nodes mounted from the host reach the container without the device
+plugin: the scheduler does not count those GPUs, so several pods use the same
+GPU while the node still advertises it as free, and MIG and sharing limits are
+bypassed. Driver libraries mounted from the host allocate nothing, but they
+may not match the ones the container toolkit injects, failing with
 `Failed to initialize NVML: Driver/library version mismatch`.
 
 ## Failing example
@@ -33,6 +37,22 @@ spec:
     - name: gpu
       hostPath:
         path: /dev/nvidia0  # <- GPU704
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: smi
+spec:
+  containers:
+    - name: app
+      image: ubuntu:22.04
+      volumeMounts:
+        - name: driver
+          mountPath: /usr/local/nvidia
+  volumes:
+    - name: driver
+      hostPath:
+        path: /usr/local/nvidia  # <- GPU704
 ```
 
 ## Passing example
@@ -48,6 +68,25 @@ spec:
       resources:
         limits:
           nvidia.com/gpu: 1
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: nccl-test
+spec:
+  containers:
+    - name: app
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        limits:
+          nvidia.com/gpu: 8
+      volumeMounts:
+        - name: libraries
+          mountPath: /usr/local/nvidia
+  volumes:
+    - name: libraries
+      hostPath:
+        path: /home/kubernetes/bin/nvidia
 ```
 
 ## How to fix
@@ -75,8 +114,8 @@ if TYPE_CHECKING:
 rule = Rule(
     "GPU704",
     "gpu-device-hostpath",
-    Severity.ERROR,
-    "A hostPath volume mounts GPU devices or driver files, bypassing the device plugin.",
+    Severity.WARNING,
+    "A hostPath volume mounts GPU devices (bypassing the device plugin) or driver files.",
     __doc__,
 )
 
@@ -89,6 +128,8 @@ _DRIVER_DIRS = (
     "/usr/lib64/nvidia",
     "/usr/lib/x86_64-linux-gnu/nvidia",
 )
+# GKE's driver folder, which its docs mount into GPU pods (gpu-bandwidth-gpudirect-tcpx).
+_GKE_DRIVER = "/home/kubernetes/bin/nvidia"
 _DRIVER_FILE = re.compile(r"/(?:libcuda\.so[^/]*|libnvidia-[^/]*|nvidia-smi)$")
 
 
@@ -134,9 +175,22 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             name = volume.get("name", f"#{i}")
             if _mounted_by_infra(pod, name):
                 continue
+            at = pod.path + ("volumes", i, "hostPath", "path")
+            if what == "a GPU device":
+                yield Report(
+                    at,
+                    f"hostPath volume {name!r} mounts {what} ({path}) from the node, bypassing "
+                    "the device plugin: the scheduler does not count these GPUs and other pods "
+                    "get them too",
+                )
+                continue
+            clean = posixpath.normpath(path.strip())
+            if pod.requests_gpu and (clean == _GKE_DRIVER or clean.startswith(_GKE_DRIVER + "/")):
+                continue  # GKE's documented way to give a GPU pod its driver's libraries
             yield Report(
-                pod.path + ("volumes", i, "hostPath", "path"),
-                f"hostPath volume {name!r} mounts {what} ({path}) from the node, bypassing the "
-                "device plugin: the scheduler does not count these GPUs and other pods get "
-                "them too",
+                at,
+                f"hostPath volume {name!r} mounts {what} ({path}) from the node; driver files "
+                "allocate no GPU, but they may not match the driver the container toolkit "
+                'injects ("Driver/library version mismatch")',
+                severity=Severity.NOTE,
             )

@@ -25,7 +25,7 @@ def run_cli(*args: str, input: str | None = None, env: dict | None = None):
 
 def findings_json(*args: str, input: str | None = None) -> dict:
     result = run_cli("check", "--format", "json", *args, input=input)
-    return json.loads(result.output)
+    return json.loads(result.stdout)  # stderr carries --verbose notes
 
 
 @pytest.fixture
@@ -46,6 +46,20 @@ def lint(tmp_path: Path, text: str, *args: str, name: str = "manifest.yaml") -> 
     path = tmp_path / name
     path.write_text(textwrap.dedent(text).lstrip("\n"))
     return findings_json(str(path), *args)["findings"]
+
+
+# A cluster profile with tainted GPU nodes of two models, for tests of the rules that
+# report only what the profile establishes (GPU201, GPU202, GPU203, GPU207).
+KNOWN_CLUSTER = (
+    "cluster:\n  gpu-taints: [nvidia.com/gpu]\n  gpu-models: [NVIDIA-A100-SXM4-80GB, NVIDIA-L4]\n"
+)
+
+
+def lint_known(tmp_path: Path, text: str, *args: str, name: str = "manifest.yaml") -> list[dict]:
+    """:func:`lint` with :data:`KNOWN_CLUSTER` as the config file."""
+    config = tmp_path / "known-cluster.gpulint.yaml"
+    config.write_text(KNOWN_CLUSTER)
+    return lint(tmp_path, text, *args, "--config", str(config), name=name)
 
 
 def where(findings: list[dict], code: str | None = None) -> list[tuple[str, int, int]]:

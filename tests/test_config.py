@@ -155,14 +155,22 @@ def test_exclude_patterns_are_relative_to_the_config_file(project, monkeypatch):
     assert data["findings"] == [] and result.exit_code == 0
 
 
+def _held(data: dict) -> dict[str, list[str]]:
+    return {h["code"]: h["needs"] for h in data.get("heldBack", [])}
+
+
 def test_max_gpus_per_node(project):
     big = POD.replace("requests:", "limits:").replace("gpu: 1", "gpu: 12")
     _write(project / "manifests" / "pod.yaml", big)
     _, data = _check("--select", "GPU104", "manifests")
-    assert where(data["findings"]) == [("GPU104", 12, 11)]
-    _write(project / ".gpulint.yaml", "max-gpus-per-node: 16\n")
+    # 12 fits a 16-GPU server: without the cluster's node size the finding is held back.
+    assert data["findings"] == [] and _held(data) == {"GPU104": ["max-gpus-per-node"]}
+    _write(project / ".gpulint.yaml", "max-gpus-per-node: 8\n")  # the older top-level key
     _, data = _check("--select", "GPU104", "manifests")
-    assert data["findings"] == []
+    assert where(data["findings"]) == [("GPU104", 12, 11)] and _held(data) == {}
+    _write(project / ".gpulint.yaml", "cluster:\n  max-gpus-per-node: 16\n")
+    _, data = _check("--select", "GPU104", "manifests")
+    assert data["findings"] == [] and _held(data) == {}
 
 
 _TOLERATED = POD.replace(
@@ -175,20 +183,48 @@ _TOLERATED = POD.replace(
 def test_gpu_taint_keys(project):
     _write(project / "manifests" / "pod.yaml", _TOLERATED)
     _, data = _check("--select", "GPU202", "manifests")
-    assert _codes(data) == {"GPU202"}
-    _write(project / ".gpulint.yaml", "gpu-taint-keys: [example.com/gpu]\n")
+    assert data["findings"] == [] and _held(data) == {"GPU202": ["gpu-taints"]}
+    _write(project / ".gpulint.yaml", "gpu-taint-keys: [nvidia.com/gpu]\n")  # older key
     _, data = _check("--select", "GPU202", "manifests")
-    assert data["findings"] == []
+    assert where(data["findings"]) == [("GPU202", 7, 3)]
+    _write(project / ".gpulint.yaml", "cluster:\n  gpu-taints: [example.com/gpu]\n")
+    _, data = _check("--select", "GPU202", "manifests")
+    assert data["findings"] == [] and _held(data) == {}
+    _write(project / ".gpulint.yaml", "cluster:\n  gpu-taints: []\n")  # untainted GPU nodes
+    _, data = _check("--select", "GPU202", "manifests")
+    assert data["findings"] == [] and _held(data) == {}
 
 
 @pytest.mark.skipif(default_registry().get("GPU202") is None, reason="GPU202 not in this build")
 def test_extended_resource_toleration_switch(project):
     _write(project / "manifests" / "pod.yaml", POD.replace("requests:", "limits:"))
+    tainted = "cluster:\n  gpu-taints: [{key: nvidia.com/gpu, effect: NoSchedule}]\n"
+    _write(project / ".gpulint.yaml", tainted)
     _, data = _check("--select", "GPU202", "manifests")
     assert _codes(data) == {"GPU202"}
-    _write(project / ".gpulint.yaml", "extended-resource-toleration: yes\n")
+    _write(project / ".gpulint.yaml", tainted + "  extended-resource-toleration: true\n")
     _, data = _check("--select", "GPU202", "manifests")
     assert data["findings"] == []
+    _write(project / ".gpulint.yaml", tainted + "extended-resource-toleration: yes\n")  # older key
+    _, data = _check("--select", "GPU202", "manifests")
+    assert data["findings"] == []
+
+
+@pytest.mark.skipif(default_registry().get("GPU202") is None, reason="GPU202 not in this build")
+def test_provider_gke_taints_gpu_nodes_and_adds_the_toleration(project):
+    _write(project / "manifests" / "pod.yaml", POD.replace("requests:", "limits:"))
+    _write(project / ".gpulint.yaml", "cluster:\n  provider: gke\n")
+    _, data = _check("--select", "GPU202", "manifests")
+    assert data["findings"] == [] and _held(data) == {}
+
+
+def test_cluster_section_errors_are_located(project):
+    _write(project / ".gpulint.yaml", "cluster:\n  provider: gcp\n  gpu-models: nvidia-l4\n")
+    result, _ = _check("manifests")
+    assert result.exit_code == 2
+    lines = sorted(result.stderr.splitlines())
+    assert lines[0].startswith(".gpulint.yaml:2:13: error [config] cluster.provider: ")
+    assert lines[1].startswith(".gpulint.yaml:3:15: error [config] cluster.gpu-models: ")
 
 
 DEPLOYMENT = """\

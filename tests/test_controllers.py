@@ -3,7 +3,7 @@ rules that consult it: GPU705 (/dev/shm), GPU202 (tolerations)."""
 
 from __future__ import annotations
 
-from tests.conftest import lint, where
+from tests.conftest import lint, lint_known, where
 
 _DYNAMO = """\
     apiVersion: nvidia.com/v1alpha1
@@ -73,10 +73,10 @@ metadata:
           resources: {{limits: {{nvidia.com/gpu: 1}}}}
 """
     queued = job.format(labels="  labels: {kueue.x-k8s.io/queue-name: gpu}\n", template="")
-    assert lint(tmp_path, queued, "--select", "GPU202") == []
+    assert lint_known(tmp_path, queued, "--select", "GPU202") == []
     on_template = job.format(
         labels="", template="metadata: {labels: {kueue.x-k8s.io/queue-name: gpu}}\n    "
     )
-    assert lint(tmp_path, on_template, "--select", "GPU202") == []
+    assert lint_known(tmp_path, on_template, "--select", "GPU202") == []
     plain = job.format(labels="", template="")
-    assert [f["code"] for f in lint(tmp_path, plain, "--select", "GPU202")] == ["GPU202"]
+    assert [f["code"] for f in lint_known(tmp_path, plain, "--select", "GPU202")] == ["GPU202"]

@@ -41,7 +41,8 @@ def test_gpu401_latest_and_untagged_plugin_and_gfd_images(tmp_path):
     assert "uses the tag 'latest'" in found[0]["message"]
     assert "has no tag" in found[1]["message"]
     assert found[2]["message"].startswith("GPU feature discovery image")
-    assert found[0]["severity"] == "error"
+    # The plugin runs; nodes drift apart: misbehaviour, the warning tier.
+    assert found[0]["severity"] == "warning"
 
 
 def test_gpu401_leaves_placeholder_images_alone(tmp_path):

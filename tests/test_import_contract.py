@@ -41,13 +41,14 @@ PACK = "gpulint.rules.builtin"
 
 LAYERS: list[tuple[str, ...]] = [
     ("gpulint.__main__", "gpulint.cli"),
-    ("gpulint.config.file", "gpulint.config.merge"),
+    ("gpulint.config.file", "gpulint.config.merge", "gpulint.config.cluster"),
     ("gpulint.engine",),
     (
         "gpulint.inputs.readers",
         "gpulint.inputs.render",
         "gpulint.inputs.cluster",
         "gpulint.inputs.prescan",
+        "gpulint.inputs.profile_scan",
     ),
     ("gpulint.filter",),
     ("gpulint.report",),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpulint.model.gpu_label_families import is_gpu_instance_type, names_gpu_instances
-from tests.conftest import lint, where
+from tests.conftest import lint, lint_known, where
 from tests.test_rules_scheduling import gpu_pod
 
 CPU_POD = """\
@@ -50,10 +50,10 @@ def test_gpu201_family_key_in_an_affinity_expression(tmp_path):
         nodeSelectorTerms:
           - matchExpressions:
               - {key: gpu.nvidia.com/class, operator: In, values: [A100_PCIE_80GB]}"""
-    assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201") == []
+    assert lint_known(tmp_path, gpu_pod(scheduling), "--select", "GPU201") == []
     # Exists says only that the node has some GPU
     exists = scheduling.replace("operator: In, values: [A100_PCIE_80GB]", "operator: Exists")
-    found = lint(tmp_path, gpu_pod(exists), "--select", "GPU201")
+    found = lint_known(tmp_path, gpu_pod(exists), "--select", "GPU201")
     assert where(found) == [("GPU201", 17, 11)]
     assert "gpu.nvidia.com/class only says the node has a GPU" in found[0]["message"]
 

@@ -46,7 +46,8 @@ def test_gpu701_all_and_device_lists(tmp_path):
     assert where(found) == [("GPU701", 11, 18), ("GPU701", 16, 18)]
     assert "holds no GPU but sees every GPU of the node" in found[0]["message"]
     assert "holds 1 GPU(s) but sees GPUs 0,1" in found[1]["message"]
-    assert found[0]["severity"] == "error"
+    # It runs, but uses GPUs it was not given: misbehaviour, the warning tier.
+    assert found[0]["severity"] == "warning"
 
 
 def test_gpu701_gpu_infrastructure_is_exempt(tmp_path):
@@ -148,7 +149,18 @@ def test_gpu704_device_and_driver_paths(tmp_path):
     assert "'dev' mounts a GPU device (/dev/nvidia0)" in found[0]["message"]
     assert "mounts the GPU driver (/usr/local/nvidia/lib64)" in found[2]["message"]
     assert "a GPU driver file" in found[3]["message"]
-    assert found[0]["severity"] == "error"
+    # Devices bypass the device plugin (warning); driver files allocate nothing (note).
+    assert [f["severity"] for f in found] == ["warning", "warning", "note", "note", "warning"]
+    assert "bypassing the device plugin" not in found[2]["message"]
+
+
+def test_gpu704_gke_driver_folder_in_a_gpu_pod_is_gkes_documented_way(tmp_path):
+    volumes = (
+        "  volumes:\n    - name: lib\n      hostPath:\n        path: /home/kubernetes/bin/nvidia\n"
+    )
+    assert lint(tmp_path, _pod(_container("a", gpus=1), spec=volumes), "--select", "GPU704") == []
+    found = lint(tmp_path, _pod(_container("a"), spec=volumes), "--select", "GPU704")
+    assert [(f["code"], f["line"], f["severity"]) for f in found] == [("GPU704", 9, "note")]
 
 
 def test_gpu704_gpu_infrastructure_is_exempt(tmp_path):

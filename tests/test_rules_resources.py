@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import lint, where
+from tests.conftest import findings_json, lint, where
 
 
 def pod(containers: str, spec_extra: str = "", kind: str = "Pod") -> str:
@@ -14,6 +14,20 @@ def pod(containers: str, spec_extra: str = "", kind: str = "Pod") -> str:
 
 
 # --- GPU104 gpu-count-exceeds-node -------------------------------------------------------------
+
+
+def _max_eight(tmp_path) -> str:
+    config = tmp_path / "eight.gpulint.yaml"
+    config.write_text("cluster:\n  max-gpus-per-node: 8\n")
+    return str(config)
+
+
+def _write_text(tmp_path, text: str):
+    import textwrap
+
+    path = tmp_path / "other.yaml"
+    path.write_text(textwrap.dedent(text))
+    return path
 
 
 def test_gpu104_more_than_default_node_maximum(tmp_path):
@@ -28,14 +42,28 @@ def test_gpu104_more_than_default_node_maximum(tmp_path):
               image: pytorch:2.3
               resources:
                 limits:
-                  nvidia.com/gpu: 16
+                  nvidia.com/gpu: 17
         """
+    # More than any GPU server holds (16): no cluster facts needed.
     found = lint(tmp_path, text, "--select", "GPU104")
     assert where(found) == [("GPU104", 11, 11)]
-    assert "requests 16 nvidia.com/gpu" in found[0]["message"]
-    assert "no node holds more than 8 (max-gpus-per-node)" in found[0]["message"]
+    assert "requests 17 nvidia.com/gpu" in found[0]["message"]
+    assert "no GPU server holds more than 16" in found[0]["message"]
     assert "Insufficient nvidia.com/gpu" in found[0]["message"]
     assert found[0]["severity"] == "error"
+    # 16 fits a 16-GPU server: held back until the cluster's node size is known.
+    report = findings_json(
+        str(_write_text(tmp_path, text.replace("17", "16"))), "--select", "GPU104"
+    )
+    assert report["findings"] == []
+    assert report["heldBack"] == [
+        {
+            "code": "GPU104",
+            "name": "gpu-count-exceeds-node",
+            "needs": ["max-gpus-per-node"],
+            "count": 1,
+        }
+    ]
 
 
 def test_gpu104_eight_fits_the_default(tmp_path):
@@ -149,7 +177,7 @@ def test_gpu104_sidecar_pushes_the_pod_over(tmp_path):
                 limits:
                   nvidia.com/gpu: 8
         """
-    found = lint(tmp_path, text, "--select", "GPU104")
+    found = lint(tmp_path, text, "--select", "GPU104", "--config", _max_eight(tmp_path))
     assert where(found) == [("GPU104", 18, 11)]
     assert "requests 9 nvidia.com/gpu (this container holds 8)" in found[0]["message"]
 
@@ -173,7 +201,7 @@ def test_gpu104_amd_and_mig_resources(tmp_path):
                 limits:
                   nvidia.com/mig-1g.10gb: 14
         """
-    found = lint(tmp_path, text, "--select", "GPU104")
+    found = lint(tmp_path, text, "--select", "GPU104", "--config", _max_eight(tmp_path))
     assert where(found) == [("GPU104", 11, 11)]  # MIG instances: several per GPU, not bounded
     assert "12 amd.com/gpu" in found[0]["message"]
 

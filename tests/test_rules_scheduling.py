@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from tests.conftest import lint, where
+from tests.conftest import lint, lint_known, where
+
+# These rules report only what the cluster profile establishes (tests/test_profile.py
+# covers where the facts come from); most tests here give them the facts.
+known = lint_known
+
 
 GPU_POD = """
 apiVersion: v1
@@ -28,14 +33,14 @@ def gpu_pod(scheduling: str = "", resource: str = "nvidia.com/gpu") -> str:
 
 
 def test_gpu201_reports_the_gpu_limit_when_nothing_is_selected(tmp_path):
-    found = lint(tmp_path, gpu_pod(), "--select", "GPU201")
+    found = known(tmp_path, gpu_pod(), "--select", "GPU201")
     assert where(found) == [("GPU201", 12, 11)]
     assert "nvidia.com/gpu: 1 with no GPU model selected" in found[0]["message"]
 
 
 def test_gpu201_presence_label_is_not_a_model(tmp_path):
     scheduling = "  nodeSelector:\n    nvidia.com/gpu.present: 'true'"
-    found = lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201")
+    found = known(tmp_path, gpu_pod(scheduling), "--select", "GPU201")
     assert where(found) == [("GPU201", 13, 11)]
     assert "nvidia.com/gpu.present only says the node has a GPU" in found[0]["message"]
 
@@ -51,15 +56,15 @@ def test_gpu201_model_labels_from_gfd_gke_karpenter_and_instance_type_count(tmp_
         ("cloud.google.com/gke-nodepool", "l4-pool"),
     ]:
         scheduling = f"  nodeSelector:\n    {key}: {value}"
-        assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201") == [], key
+        assert known(tmp_path, gpu_pod(scheduling), "--select", "GPU201") == [], key
 
 
 def test_gpu201_own_labels_that_name_a_model_count(tmp_path):
     for value in ("a100", "gpu-h100-80gb", "nvidia-tesla-t4"):
         scheduling = f"  nodeSelector:\n    example.com/gpu-type: {value}"
-        assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201") == [], value
+        assert known(tmp_path, gpu_pod(scheduling), "--select", "GPU201") == [], value
     pool = "  nodeSelector:\n    example.com/pool: gpu-large"
-    assert where(lint(tmp_path, gpu_pod(pool), "--select", "GPU201")) == [("GPU201", 13, 11)]
+    assert where(known(tmp_path, gpu_pod(pool), "--select", "GPU201")) == [("GPU201", 13, 11)]
 
 
 def test_gpu201_every_affinity_term_must_pin_a_model(tmp_path):
@@ -71,7 +76,7 @@ def test_gpu201_every_affinity_term_must_pin_a_model(tmp_path):
               - {key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-L4]}
           - matchExpressions:
               - {key: nvidia.com/gpu.product, operator: Exists}"""
-    found = lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201")
+    found = known(tmp_path, gpu_pod(scheduling), "--select", "GPU201")
     assert where(found) == [("GPU201", 19, 11)]
     assert "in every affinity term" in found[0]["message"]
     # Both terms pinning a model (one by a memory bound) is a selection.
@@ -79,7 +84,7 @@ def test_gpu201_every_affinity_term_must_pin_a_model(tmp_path):
         "{key: nvidia.com/gpu.product, operator: Exists}",
         "{key: nvidia.com/gpu.memory, operator: Gt, values: ['40000']}",
     )
-    assert lint(tmp_path, gpu_pod(fixed), "--select", "GPU201") == []
+    assert known(tmp_path, gpu_pod(fixed), "--select", "GPU201") == []
 
 
 def test_gpu201_preferred_affinity_does_not_count(tmp_path):
@@ -90,16 +95,16 @@ def test_gpu201_preferred_affinity_does_not_count(tmp_path):
           preference:
             matchExpressions:
               - {key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-L4]}"""
-    assert where(lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201")) == [("GPU201", 18, 11)]
+    assert where(known(tmp_path, gpu_pod(scheduling), "--select", "GPU201")) == [("GPU201", 18, 11)]
 
 
 def test_gpu201_mig_only_pods_and_hami_type_annotation_are_selections(tmp_path):
     mig = gpu_pod(resource="nvidia.com/mig-1g.10gb")
-    assert lint(tmp_path, mig, "--select", "GPU201") == []
+    assert known(tmp_path, mig, "--select", "GPU201") == []
     hami = gpu_pod().replace(
         "  name: p\n", "  name: p\n  annotations:\n    nvidia.com/use-gputype: A100\n"
     )
-    assert lint(tmp_path, hami, "--select", "GPU201") == []
+    assert known(tmp_path, hami, "--select", "GPU201") == []
 
 
 def test_gpu201_leaves_gpu_infrastructure_alone(tmp_path):
@@ -107,14 +112,14 @@ def test_gpu201_leaves_gpu_infrastructure_alone(tmp_path):
         "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
         "nvcr.io/nvidia/cloud-native/gpu-operator-validator:v24.9.0",
     )
-    assert lint(tmp_path, text, "--select", "GPU201") == []
+    assert known(tmp_path, text, "--select", "GPU201") == []
 
 
 # --- GPU202 gpu-toleration-missing ------------------------------------------------------------
 
 
 def test_gpu202_without_tolerations_points_at_the_gpu_limit(tmp_path):
-    found = lint(tmp_path, gpu_pod(), "--select", "GPU202")
+    found = known(tmp_path, gpu_pod(), "--select", "GPU202")
     assert where(found) == [("GPU202", 12, 11)]
     assert "does not tolerate the GPU taint nvidia.com/gpu" in found[0]["message"]
 
@@ -123,7 +128,7 @@ def test_gpu202_mig_toleration_does_not_count(tmp_path):
     scheduling = """  tolerations:
     - key: nvidia.com/mig-1g.10gb
       operator: Exists"""
-    found = lint(tmp_path, gpu_pod(scheduling, "nvidia.com/mig-1g.10gb"), "--select", "GPU202")
+    found = known(tmp_path, gpu_pod(scheduling, "nvidia.com/mig-1g.10gb"), "--select", "GPU202")
     assert where(found) == [("GPU202", 6, 3)]
     assert "the toleration on nvidia.com/mig-1g.10gb does not count" in found[0]["message"]
 
@@ -131,16 +136,16 @@ def test_gpu202_mig_toleration_does_not_count(tmp_path):
 def test_gpu202_wrong_effect_does_not_count_but_keyless_exists_does(tmp_path):
     no_execute = """  tolerations:
     - {key: nvidia.com/gpu, operator: Exists, effect: NoExecute}"""
-    assert where(lint(tmp_path, gpu_pod(no_execute), "--select", "GPU202")) == [("GPU202", 6, 3)]
+    assert where(known(tmp_path, gpu_pod(no_execute), "--select", "GPU202")) == [("GPU202", 6, 3)]
     for good in (
         "  tolerations:\n    - {operator: Exists}",
         "  tolerations:\n    - {key: nvidia.com/gpu, value: present, effect: NoSchedule}",
     ):
-        assert lint(tmp_path, gpu_pod(good), "--select", "GPU202") == [], good
+        assert known(tmp_path, gpu_pod(good), "--select", "GPU202") == [], good
 
 
 def test_gpu202_nvidia_taint_does_not_concern_amd_pods(tmp_path):
-    assert lint(tmp_path, gpu_pod(resource="amd.com/gpu"), "--select", "GPU202") == []
+    assert known(tmp_path, gpu_pod(resource="amd.com/gpu"), "--select", "GPU202") == []
 
 
 def test_gpu202_in_a_crd_role_and_a_sidecar(tmp_path):
@@ -174,7 +179,7 @@ spec:
             - name: pytorch
               image: nvcr.io/nvidia/pytorch:24.05-py3
 """
-    found = lint(tmp_path, text, "--select", "GPU202")
+    found = known(tmp_path, text, "--select", "GPU202")
     assert where(found) == [("GPU202", 25, 36)]
 
 
@@ -232,29 +237,29 @@ TOLERATIONS = """      tolerations:
 
 
 def test_gpu203_reports_each_toleration_that_admits_the_gpu_taint(tmp_path):
-    found = lint(tmp_path, cpu_workload(TOLERATIONS), "--select", "GPU203")
+    found = known(tmp_path, cpu_workload(TOLERATIONS), "--select", "GPU203")
     assert where(found) == [("GPU203", 14, 12), ("GPU203", 16, 11)]
     assert "tolerates the GPU taint nvidia.com/gpu" in found[0]["message"]
     assert "tolerates every taint" in found[1]["message"]
 
 
 def test_gpu203_exempts_daemonsets_infrastructure_and_other_gpu_use(tmp_path):
-    assert lint(tmp_path, cpu_workload(TOLERATIONS, "DaemonSet"), "--select", "GPU203") == []
+    assert known(tmp_path, cpu_workload(TOLERATIONS, "DaemonSet"), "--select", "GPU203") == []
     infra = cpu_workload(TOLERATIONS).replace(
         "ghcr.io/example/web:1.0.0", "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.1-ubuntu22.04"
     )
-    assert lint(tmp_path, infra, "--select", "GPU203") == []
+    assert known(tmp_path, infra, "--select", "GPU203") == []
     fraction = cpu_workload(TOLERATIONS, annotations='\n      annotations: {gpu-fraction: "0.5"}')
-    assert lint(tmp_path, fraction, "--select", "GPU203") == []
+    assert known(tmp_path, fraction, "--select", "GPU203") == []
     dra = cpu_workload(
         TOLERATIONS + "\n      resourceClaims:\n        - {name: gpu, resourceClaimTemplateName: g}"
     )
-    assert lint(tmp_path, dra, "--select", "GPU203") == []
+    assert known(tmp_path, dra, "--select", "GPU203") == []
 
 
 def test_gpu203_silent_when_the_pod_requests_a_gpu(tmp_path):
     scheduling = "  tolerations:\n    - {key: nvidia.com/gpu, operator: Exists}"
-    assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU203") == []
+    assert known(tmp_path, gpu_pod(scheduling), "--select", "GPU203") == []
 
 
 # --- GPU204 gpu-node-selected-without-gpu ------------------------------------------------------
@@ -264,7 +269,7 @@ def test_gpu204_reports_the_gpu_selector(tmp_path):
     scheduling = """      nodeSelector:
         kubernetes.io/os: linux
         nvidia.com/gpu.present: "true\""""
-    found = lint(tmp_path, cpu_workload(scheduling), "--select", "GPU204")
+    found = known(tmp_path, cpu_workload(scheduling), "--select", "GPU204")
     assert where(found) == [("GPU204", 14, 9)]
     assert "nvidia.com/gpu.present=true" in found[0]["message"]
 
@@ -281,10 +286,10 @@ def test_gpu204_affinity_must_pin_gpu_nodes_in_every_term(tmp_path):
     both = scheduling.format(
         other="{key: feature.node.kubernetes.io/pci-10de.present, operator: Exists}"
     )
-    found = lint(tmp_path, cpu_workload(both), "--select", "GPU204")
+    found = known(tmp_path, cpu_workload(both), "--select", "GPU204")
     assert where(found) == [("GPU204", 17, 22)]
     one = scheduling.format(other="{key: kubernetes.io/arch, operator: In, values: [amd64]}")
-    assert lint(tmp_path, cpu_workload(one), "--select", "GPU204") == []
+    assert known(tmp_path, cpu_workload(one), "--select", "GPU204") == []
 
 
 def test_gpu204_keeping_away_from_gpu_nodes_is_fine(tmp_path):
@@ -297,16 +302,16 @@ def test_gpu204_keeping_away_from_gpu_nodes_is_fine(tmp_path):
               - matchExpressions:
                   - {key: nvidia.com/gpu.product, operator: DoesNotExist}""",
     ):
-        assert lint(tmp_path, cpu_workload(scheduling), "--select", "GPU204") == [], scheduling
+        assert known(tmp_path, cpu_workload(scheduling), "--select", "GPU204") == [], scheduling
 
 
 def test_gpu204_exempts_daemonsets_and_gpu_infrastructure(tmp_path):
     scheduling = '      nodeSelector:\n        nvidia.com/gpu.deploy.dcgm-exporter: "true"'
-    assert lint(tmp_path, cpu_workload(scheduling, "DaemonSet"), "--select", "GPU204") == []
+    assert known(tmp_path, cpu_workload(scheduling, "DaemonSet"), "--select", "GPU204") == []
     infra = cpu_workload(scheduling).replace(
         "ghcr.io/example/web:1.0.0", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"
     )
-    assert lint(tmp_path, infra, "--select", "GPU204") == []
+    assert known(tmp_path, infra, "--select", "GPU204") == []
 
 
 # --- GPU207 gpu-infra-toleration-missing -------------------------------------------------------
@@ -336,26 +341,26 @@ def infra(scheduling: str, image: str = "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-
 
 def test_gpu207_reports_tolerations_without_the_gpu_taint(tmp_path):
     scheduling = "      tolerations:\n        - {key: CriticalAddonsOnly, operator: Exists}"
-    found = lint(tmp_path, infra(scheduling), "--select", "GPU207")
+    found = known(tmp_path, infra(scheduling), "--select", "GPU207")
     assert where(found) == [("GPU207", 12, 7)]
     assert "dcgm-exporter:3.3.5-3.4.1" in found[0]["message"]
 
 
 def test_gpu207_without_tolerations_points_at_the_image(tmp_path):
-    found = lint(tmp_path, infra("      hostPID: true"), "--select", "GPU207")
+    found = known(tmp_path, infra("      hostPID: true"), "--select", "GPU207")
     assert where(found) == [("GPU207", 15, 11)]
 
 
 def test_gpu207_tolerated_or_not_infrastructure_or_not_a_daemonset(tmp_path):
     tolerated = "      tolerations:\n        - {key: nvidia.com/gpu, operator: Exists}"
-    assert lint(tmp_path, infra(tolerated), "--select", "GPU207") == []
+    assert known(tmp_path, infra(tolerated), "--select", "GPU207") == []
     everything = "      tolerations:\n        - operator: Exists"
-    assert lint(tmp_path, infra(everything), "--select", "GPU207") == []
+    assert known(tmp_path, infra(everything), "--select", "GPU207") == []
     workload = infra("      hostPID: true", image="ghcr.io/example/agent:1.0.0")
-    assert lint(tmp_path, workload, "--select", "GPU207") == []
+    assert known(tmp_path, workload, "--select", "GPU207") == []
     # NVIDIA's taint does not concern AMD's device plugin.
     amd = infra("      hostPID: true", image="rocm/k8s-device-plugin:1.25.2.8")
-    assert lint(tmp_path, amd, "--select", "GPU207") == []
+    assert known(tmp_path, amd, "--select", "GPU207") == []
 
 
 def test_gpu207_every_configured_key_must_be_tolerated(tmp_path):
@@ -369,11 +374,11 @@ def test_gpu207_every_configured_key_must_be_tolerated(tmp_path):
 
 def test_gpu201_gpu202_skip_pods_bound_by_node_name(tmp_path):
     text = gpu_pod("  nodeName: gpu-node-3")
-    assert lint(tmp_path, text, "--select", "GPU201,GPU202") == []
+    assert known(tmp_path, text, "--select", "GPU201,GPU202") == []
 
 
 def test_gpu201_advice_follows_the_gpu_vendor(tmp_path):
-    found = lint(tmp_path, gpu_pod(resource="amd.com/gpu"), "--select", "GPU201")
+    found = known(tmp_path, gpu_pod(resource="amd.com/gpu"), "--select", "GPU201")
     assert where(found) == [("GPU201", 12, 11)]
     assert "amd.com/gpu.family" in found[0]["message"]
     assert "nvidia.com/gpu.product" not in found[0]["message"]

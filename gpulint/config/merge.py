@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from gpulint.config import cluster
 from gpulint.config.file import Config, severity_map
 from gpulint.config.settings import Settings
 from gpulint.findings import Severity
@@ -26,12 +27,7 @@ def apply_config(
         settings.fail_on = Severity.parse(values["fail-on"])
     if values.get("severity"):
         settings.severity = severity_map(values, registry)
-    if "gpu-taint-keys" in values:
-        settings.gpu_taint_keys = tuple(values["gpu-taint-keys"])
-    if "max-gpus-per-node" in values:
-        settings.max_gpus_per_node = values["max-gpus-per-node"]
-    if "extended-resource-toleration" in values:
-        settings.extended_resource_toleration = values["extended-resource-toleration"]
+    cluster.apply(values, settings, config.path if config else ".gpulint.yaml")
     if values.get("require-reason", False):
         settings.require_reason = True
     if config is not None:

@@ -72,6 +72,27 @@ def _any_glob(patterns: tuple[str, ...], value: str) -> bool:
     return any(fnmatch.fnmatchcase(value, p) for p in patterns)
 
 
+@dataclass(frozen=True, slots=True)
+class GpuTaint:
+    key: str
+    effect: str = "NoSchedule"
+
+    def __str__(self) -> str:
+        return f"{self.key}:{self.effect}"
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """The ``cluster:`` section of ``.gpulint.yaml`` (and the older top-level keys)."""
+
+    provider: str | None = None
+    gpu_taints: tuple[GpuTaint, ...] | None = None  # () says: GPU nodes are not tainted
+    gpu_models: frozenset[str] | None = None
+    extended_resource_toleration: bool | None = None
+    max_gpus_per_node: int | None = None
+    source: str = ".gpulint.yaml"
+
+
 @dataclass
 class Settings:
     """Everything a run is told: flags over the config file over these defaults."""
@@ -85,6 +106,8 @@ class Settings:
     # Clusters running the ExtendedResourceToleration admission plugin tolerate
     # GPU taints automatically for pods that request GPUs.
     extended_resource_toleration: bool = False
+    # The config file's ``cluster:`` section (config/cluster.py), for the cluster profile.
+    cluster_facts: ClusterConfig = field(default_factory=ClusterConfig)
     stdin_filename: str | None = None
     verbose: bool = False
     debug: bool = False  # internal errors carry their traceback

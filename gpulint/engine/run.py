@@ -16,12 +16,23 @@ from typing import Any
 from gpulint.config.settings import Settings
 from gpulint.engine.workers import lint_all
 from gpulint.filter import suppress
-from gpulint.findings import Finding, InputError, Location, ResourceRef, RunResult, Severity
+from gpulint.findings import (
+    Finding,
+    HeldBack,
+    InputError,
+    Location,
+    ResourceRef,
+    RunResult,
+    Severity,
+)
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import idle_rules
+from gpulint.inputs.profile_scan import build_profile
 from gpulint.inputs.readers import PLAIN, Readers
 from gpulint.inputs.sources import Source
+from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
+from gpulint.report.held import detail_lines
 from gpulint.rules.registry import Registry, Report, Rule, default_registry
 from gpulint.yaml import positions
 from gpulint.yaml.parse import Document, documents
@@ -45,6 +56,7 @@ class Context:
     rules: list[Rule]
     facts: dict[str, list[Any]] = field(default_factory=dict)
     idle: frozenset[str] = frozenset()  # rules whose collectors have nothing to pair with
+    profile: ClusterProfile = field(default_factory=ClusterProfile)  # what the run knows
 
     def anchor(
         self, resource: Resource, path: tuple, container: str | None = None, at: str = "key"
@@ -98,8 +110,10 @@ def place(doc: Document, path: tuple, at: str = "key") -> tuple:
     return location, pointer, template, at_template
 
 
-def effective_severity(rule: Rule, settings: Settings) -> Severity:
-    return settings.severity.get(rule.code) or settings.severity.get(rule.name) or rule.severity
+def effective_severity(rule: Rule, settings: Settings, own: Severity | None = None) -> Severity:
+    """The config file's severity for the rule, else the finding's own tier, else the rule's."""
+    configured = settings.severity.get(rule.code) or settings.severity.get(rule.name)
+    return configured or own or rule.severity
 
 
 def make_finding(
@@ -109,12 +123,14 @@ def make_finding(
     prefix: tuple,
     report: Report,
     resource: Resource | None,
+    profile: ClusterProfile | None = None,
 ) -> Finding:
     location, pointer, template, at_template = place(doc, prefix + tuple(report.path), report.at)
+    known = profile or ClusterProfile()
     return Finding(
         code=rule.code,
         name=rule.name,
-        severity=effective_severity(rule, settings),
+        severity=effective_severity(rule, settings, report.severity),
         message=report.message,
         location=location,
         pointer=pointer,
@@ -122,6 +138,7 @@ def make_finding(
         container=report.container,
         template=template,
         template_location=at_template,
+        held=tuple(fact for fact in report.needs if not known.knows(fact)),
     )
 
 
@@ -145,7 +162,9 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
     for rule in ctx.rules:
         if rule.check_document is not None:
             for report in rule.check_document(doc, ctx) or ():
-                result.findings.append(make_finding(rule, settings, doc, (), report, None))
+                result.findings.append(
+                    make_finding(rule, settings, doc, (), report, None, ctx.profile)
+                )
         if rule.collect_document is not None and rule.code not in ctx.idle:
             facts = rule.collect_document(doc, ctx)
             if facts:
@@ -155,7 +174,9 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
             if rule.check_resource is not None:
                 for report in rule.check_resource(resource, ctx) or ():
                     result.findings.append(
-                        make_finding(rule, settings, doc, resource.prefix, report, resource)
+                        make_finding(
+                            rule, settings, doc, resource.prefix, report, resource, ctx.profile
+                        )
                     )
             if rule.collect is not None and rule.code not in ctx.idle:
                 facts = rule.collect(resource, ctx)
@@ -271,6 +292,9 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     files = 0
     targets = list(targets)
     ctx.idle = idle_rules(ctx.rules, targets)
+    ctx.profile = build_profile(ctx.settings, targets)
+    if ctx.settings.verbose:
+        notices.update(dict.fromkeys(f"cluster profile: {s}" for s in ctx.profile.sources))
     lint_one = partial(lint_target, readers=readers)  # picklable: travels to spawned workers
     for result in lint_all(targets, ctx, lint_one, ctx.settings.jobs):
         findings.extend(result.findings)
@@ -284,8 +308,26 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
         if rule.finalize is not None:
             for anchor, message in rule.finalize(ctx.facts.get(rule.code, []), ctx) or ():
                 findings.append(finding_from_anchor(rule, ctx.settings, anchor, message))
-    suppress.finish(ctx, findings, directives)
+    suppress.finish(ctx, findings, directives)  # held findings still use their suppressions
     findings = _unique(findings)
+    held = held_back(findings, ctx.rules)
+    findings = [f for f in findings if not f.held]
     findings.sort(key=Finding.sort_key)
     errors.sort(key=InputError.sort_key)
-    return RunResult(findings, errors, [r.info for r in ctx.rules], files, list(notices))
+    rules = [r.info for r in ctx.rules]
+    if held and ctx.settings.verbose:
+        notices.update(dict.fromkeys(detail_lines(held)))
+    return RunResult(findings, errors, rules, files, list(notices), held)
+
+
+def held_back(findings: list[Finding], rules: list[Rule]) -> list[HeldBack]:
+    """Per rule and missing facts, how many findings (not suppressed) were held back."""
+    counts: dict[tuple[str, tuple[str, ...]], int] = {}
+    for finding in findings:
+        if finding.held and finding.suppression is None:
+            key = (finding.code, finding.held)
+            counts[key] = counts.get(key, 0) + 1
+    names = {r.code: r.name for r in rules}
+    return [
+        HeldBack(code, names.get(code, ""), needs, n) for (code, needs), n in sorted(counts.items())
+    ]

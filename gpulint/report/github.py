@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.findings import RunResult, Severity
+from gpulint.report.held import summary_line
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
@@ -41,3 +42,5 @@ def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
             message += f" ({finding.resource.label()}"
             message += f", container {finding.container})" if finding.container else ")"
         yield _command(_COMMAND[finding.severity], props, message) + "\n"
+    if result.held_back:  # one run-level notice, without a file
+        yield f"::notice title=gpulint::{escape_data(summary_line(result.held_back))}\n"

@@ -8,6 +8,7 @@ from dataclasses import asdict
 from gpulint import __version__
 from gpulint.findings import Finding, Location, RunResult, Severity
 from gpulint.report import streaming
+from gpulint.report.held import as_dicts
 
 SCHEMA_VERSION = 1
 
@@ -76,5 +77,7 @@ def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
             "inputErrors": len(result.errors),
         },
     }
+    if result.held_back:  # findings a rule held back for want of cluster facts
+        document["heldBack"] = as_dicts(result.held_back)
     yield from streaming.dump(document, map(finding_to_dict, result.findings), "findings")
     yield "\n"

@@ -11,6 +11,7 @@ import sarif_om as so
 from gpulint import __version__
 from gpulint.findings import Finding, Location, RunResult, Severity
 from gpulint.report import streaming
+from gpulint.report.held import detail_lines, summary_line
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/gpulint/gpulint"
@@ -149,6 +150,11 @@ def build(result: RunResult) -> so.SarifLog:
         )
         for e in result.errors
     ]
+    if result.held_back:  # run-level notes: rules held back for want of cluster facts
+        notifications += [
+            so.Notification(level="note", message=so.Message(text=line))
+            for line in [summary_line(result.held_back), *detail_lines(result.held_back)]
+        ]
     invocation = so.Invocation(
         execution_successful=not result.errors,
         tool_execution_notifications=notifications or None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.findings import Finding, RunResult, Severity
+from gpulint.report.held import summary_line
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.NOTE: "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
@@ -45,6 +46,8 @@ def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
             yield format_finding(finding, color) + "\n"
     for notice in result.notices:
         yield f"note: {notice}\n"
+    if result.held_back:
+        yield f"note: {summary_line(result.held_back)}\n"
     yield summary(result) + "\n"
 
 

@@ -38,6 +38,9 @@ class Report:
     message: str
     container: str | None = None
     at: str = "key"  # "key": the mapping entry; "value": the value alone
+    # Cluster facts the finding depends on (model/profile.py): without them it is held back.
+    needs: tuple[str, ...] = ()
+    severity: Severity | None = None  # this finding's tier, when the rule has two
 
 
 @dataclass

@@ -1,0 +1,74 @@
+"""Builds the run's cluster profile before any rule runs.
+
+Files are linted one at a time, possibly in worker processes, but a rule such as
+GPU202 must know before it reports whether *any* file of the run (or ``--cluster``)
+describes tainted GPU nodes. So the profile is a prescan: every plain file's bytes
+are searched for what can change the profile (a Node or NodePool kind, a provider's
+label prefix), and only the files that match are parsed here, objects observed and
+trees freed at once. Most manifests match nothing and cost one byte search (the
+bytes are in the page cache by then). Charts and kustomizations render later, in
+the workers, and add nothing to the profile; standard input is read once, by
+linting, and adds nothing either: the config file's ``cluster:`` section is the
+way to say what those runs cannot show.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from gpulint.config.settings import Settings
+from gpulint.findings import InputError
+from gpulint.inputs.discover import Target
+from gpulint.inputs.prescan import readable_bytes
+from gpulint.inputs.sources import decode
+from gpulint.model.profile import ClusterProfile, Observations, decide
+from gpulint.model.profile_observe import observe
+from gpulint.model.resource import release, resources_of
+from gpulint.yaml.parse import documents
+
+# What an object that changes the profile cannot be written without: a Node, NodePool or
+# RuntimeClass kind, or a provider's label prefix. Literal searches (memchr-fast); one regex with a
+# leading alternation took 5 s over the 36 MB of the shared corpus, these take 0.4 s.
+_KIND = re.compile(
+    rb"""kind["']?\s*:\s*["']?(?:Node|NodePool|RuntimeClass)["']?\s*(?:$|[,}\s])""", re.MULTILINE
+)
+_PROVIDER_PREFIXES = (
+    b"cloud.google.com/",
+    b"eks.amazonaws.com/",
+    b"karpenter.k8s.aws/",
+    b"karpenter.azure.com/",
+    b"kubernetes.azure.com/",
+    b"node.openshift.io/",
+)
+
+
+def may_change_profile(data: bytes) -> bool:
+    if (b"Node" in data or b"RuntimeClass" in data) and _KIND.search(data):
+        return True
+    if b"DaemonSet" in data and b"tolerations" in data:
+        return True  # GPU infrastructure's tolerations (GPU207)
+    return any(prefix in data for prefix in _PROVIDER_PREFIXES)
+
+
+def build_profile(settings: Settings, targets: Sequence[Target]) -> ClusterProfile:
+    config = settings.cluster_facts
+    seen = Observations()
+    for target in targets:
+        data = readable_bytes(target)
+        if not data or not may_change_profile(data):
+            continue
+        source = decode(target.path, data)
+        if isinstance(source, InputError):
+            continue
+        errors: list[InputError] = []  # the lint pass reports them, located
+        for doc in documents(source, errors):
+            try:
+                if isinstance(doc.data, dict):
+                    for resource in resources_of(doc):
+                        observe(resource, seen, target.path)
+            except Exception:  # odd shapes are the lint pass's to report, located
+                continue
+            finally:
+                release(doc)
+    return decide(config, seen)
