@@ -59,6 +59,35 @@ class Suppression:
     reason: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace the text from ``offset`` to ``end`` (characters into the linted text, line
+    breaks counted as one) with ``text``; the same span as 1-based lines and columns."""
+
+    offset: int
+    end: int
+    text: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True, slots=True)
+class FixInfo:
+    """A finding's fix: its edits in ``file``, or no edits and the reason why not."""
+
+    title: str
+    safety: str  # "safe" or "unsafe"
+    file: str
+    edits: tuple[Edit, ...] = ()
+    reason: str | None = None  # why it cannot be applied here
+
+    @property
+    def applicable(self) -> bool:
+        return bool(self.edits)
+
+
 @dataclass(slots=True)
 class Finding:
     code: str
@@ -74,6 +103,7 @@ class Finding:
     related: tuple[Location, ...] = ()  # other places the message names
     suppression: Suppression | None = None
     held: tuple[str, ...] = ()  # cluster facts it needs that the run lacks: held back, not shown
+    fix: FixInfo | None = None  # gpulint/fix/: what --fix would change
 
     def sort_key(self) -> tuple:
         loc = self.location

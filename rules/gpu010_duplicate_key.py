@@ -24,7 +24,7 @@ spec:
       image: nvcr.io/nvidia/pytorch:24.05-py3
       resources:
         limits:
-          nvidia.com/gpu: 1
+          nvidia.com/gpu: 4
           nvidia.com/gpu: 4  # <- GPU010
 ```
 
@@ -46,7 +46,9 @@ spec:
 ## How to fix
 Keep one occurrence of the key with the value you mean, and delete the others.
 When the repeats come from merging two snippets, merge their contents under the
-single key instead.
+single key instead. When every occurrence holds the same value, `gpulint check
+--fix` deletes the repeats (a safe fix: the object means the same); when they
+differ, only you know which one is meant.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
+from gpulint.fix import helpers
 from gpulint.model.workloads import get
 from gpulint.rules.registry import Report, Rule
 from gpulint.yaml.parse import Document
@@ -68,6 +71,7 @@ rule = Rule(
     Severity.ERROR,
     "A mapping repeats a key; only the last value is applied, or the object is rejected.",
     __doc__,
+    fix="safe",
 )
 
 
@@ -92,4 +96,5 @@ def check(doc: Document, ctx: Context) -> Iterator[Report]:
             f"key {key!r} appears {len(where)} times in this mapping, {place}{shown}; with "
             "strict field validation the API server rejects the object (duplicate field), "
             "otherwise it keeps only the last value",
+            fix=helpers.drop_equal_repeats(doc, path, key),
         )

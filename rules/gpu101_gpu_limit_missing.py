@@ -36,6 +36,8 @@ spec:
     - name: trainer
       image: nvcr.io/nvidia/pytorch:24.05-py3
       resources:
+        requests:
+          nvidia.com/gpu: 1
         limits:
           nvidia.com/gpu: 1
 ```
@@ -43,6 +45,8 @@ spec:
 ## How to fix
 Set the GPU count under `resources.limits`. A limit alone is enough: Kubernetes
 copies it into the request. If you keep the request, it must equal the limit.
+`gpulint check --fix` copies the request into `limits` (a safe fix: the API
+server accepts only that value).
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
+from gpulint.fix import helpers
 from gpulint.model.gpu import gpu_entries
 from gpulint.model.resource import Resource
 from gpulint.rules.registry import Report, Rule
@@ -64,6 +69,7 @@ rule = Rule(
     Severity.ERROR,
     "A GPU resource is requested without a limit; the API server rejects the pod.",
     __doc__,
+    fix="safe",
 )
 
 
@@ -80,4 +86,5 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                     "the API server rejects the pod: "
                     '"Limit must be set for non overcommitable resources"',
                     container=container.name,
+                    fix=helpers.copy_request_to_limit(container.path, name, requests[name]),
                 )

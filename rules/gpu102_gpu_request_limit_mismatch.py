@@ -51,7 +51,9 @@ spec:
 
 ## How to fix
 Decide how many GPUs the container needs and write that number in both places,
-or drop the request and keep only the limit.
+or drop the request and keep only the limit. `gpulint check --fix
+--unsafe-fixes` sets the request to the limit (unsafe: the request may be the
+number you meant).
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
+from gpulint.fix import helpers
 from gpulint.model.gpu import as_fraction, gpu_entries
 from gpulint.model.quantity import format_quantity
 from gpulint.model.resource import Resource
@@ -75,6 +78,7 @@ rule = Rule(
     Severity.ERROR,
     "A GPU request differs from its limit; the API server rejects the pod.",
     __doc__,
+    fix="unsafe",
 )
 
 
@@ -101,4 +105,5 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                 f"{format_quantity(limit)}; the API server rejects the pod: "
                 f'"must be equal to {name} limit of {format_quantity(limit)}"',
                 container=container.name,
+                fix=helpers.request_from_limit(container.path, name),
             )

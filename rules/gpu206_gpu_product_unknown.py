@@ -84,6 +84,9 @@ spec:
 Use the value exactly as the nodes carry it (`kubectl get nodes -L
 nvidia.com/gpu.product`). To accept both the older (`A100-SXM4-40GB`) and the
 current (`NVIDIA-A100-SXM4-40GB`) driver naming, list both with `operator: In`.
+When gpulint knows exactly one value that was meant, `gpulint check --fix
+--unsafe-fixes` writes it (unsafe: check that your nodes carry it; the catalog
+may not know a newer GPU's name).
 """
 
 from __future__ import annotations
@@ -93,6 +96,7 @@ from typing import TYPE_CHECKING
 
 from gpulint import catalog
 from gpulint.findings import Severity
+from gpulint.fix import helpers
 from gpulint.model.gpu_label_families import known_values, suggest_value
 from gpulint.model.gpu_label_suggestions import (
     sanitised,
@@ -114,6 +118,7 @@ rule = Rule(
     Severity.WARNING,
     "A GPU product or GKE accelerator value that no known GPU reports (with a did-you-mean).",
     __doc__,
+    fix="unsafe",
 )
 
 
@@ -172,6 +177,9 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             ("metadata", "annotations", _KSERVE_GKE),
             f"{_KSERVE_GKE} {value!r} (a {GKE_ACCELERATOR} value) matches no GPU node: {advice}",
             at="value",
+            fix=helpers.label_value(
+                ("metadata", "annotations", _KSERVE_GKE), GKE_ACCELERATOR, value
+            ),
         )
     for pod in resource.pod_specs:
         for req in label_requirements(pod.spec):
@@ -194,4 +202,5 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                     f"{req.key} {value!r} matches no GPU node: {advice} "
                     "(label values are exact and case-sensitive; the pod stays Pending)",
                     at="value",
+                    fix=helpers.label_value(pod.path + path, req.key, value),
                 )

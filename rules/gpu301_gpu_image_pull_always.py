@@ -48,7 +48,9 @@ spec:
 Pin the image to a version tag or a digest and use `imagePullPolicy:
 IfNotPresent` (the default for a tagged image, so the field can simply be
 removed). Pre-pull large images onto GPU nodes (a DaemonSet or a node image)
-to make scale-ups fast.
+to make scale-ups fast. On a pinned image, `gpulint check --fix --unsafe-fixes`
+writes `IfNotPresent` (unsafe: a pipeline that pushes over the same tag relies
+on `Always`).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
+from gpulint.fix import helpers
 from gpulint.model.images import parse_image
 from gpulint.model.infra import is_infra_container
 from gpulint.model.resource import Resource
@@ -71,6 +74,7 @@ rule = Rule(
     Severity.WARNING,
     "A GPU container pulls its multi-gigabyte image on every start (imagePullPolicy: Always).",
     __doc__,
+    fix="unsafe",
 )
 
 
@@ -90,4 +94,5 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             "start (imagePullPolicy: Always); each scale-up, restart or new node waits for a "
             "multi-gigabyte pull while its GPUs sit idle; pin the image and use IfNotPresent",
             container=container.name,
+            fix=helpers.pull_if_not_present(container.path, container.image),
         )

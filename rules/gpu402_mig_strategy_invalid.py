@@ -33,7 +33,10 @@ image:
 Use one of `none` (the default: MIG devices are not advertised), `single`
 (every GPU of a node is split the same way; MIG devices are advertised as
 `nvidia.com/gpu`) or `mixed` (one resource per profile,
-`nvidia.com/mig-<profile>`).
+`nvidia.com/mig-<profile>`). When exactly one valid strategy is close to the
+value (`mixd`, `Mixed`), `gpulint check --fix` writes it (a safe fix: any other
+value crash-loops the plugin); a strategy inside an embedded config string is
+fixed by hand.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from gpulint.findings import Severity
+from gpulint.fix import helpers
 from gpulint.model.nvidia import configs, containers, operator, plugin_config, recognise, values
 from gpulint.model.resource import Resource
 from gpulint.rules.registry import Report, Rule
@@ -57,12 +61,19 @@ rule = Rule(
     Severity.ERROR,
     "A MIG strategy other than none, single or mixed; the device plugin crash-loops.",
     __doc__,
+    fix="safe",
 )
 
 
 def _bad(value: Any) -> bool:
     # Other types are GPU403's and GPU404's (the chart drops them, the config fails to parse).
     return isinstance(value, str) and value not in plugin_config.valid_mig_strategies()
+
+
+def _fix(found: tuple[tuple, Any]) -> helpers.Fix | None:
+    path, value = found
+    match = helpers.only_candidate(value, plugin_config.valid_mig_strategies())
+    return helpers.replace_word(f"write migStrategy {match!r}", path, value, match)
 
 
 def _message(where: str, value: Any) -> str:
@@ -79,7 +90,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     if view is not None:
         found = view.mig_strategy()
         if found is not None and _bad(found[1]):
-            yield Report(found[0], _message("mig.strategy", found[1]), at="value")
+            yield Report(found[0], _message("mig.strategy", found[1]), at="value", fix=_fix(found))
         return
     for config in configs.resource_configs(resource):
         yield from _config(config)
@@ -87,7 +98,11 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         for site in containers.strategy_sites(container):
             if _bad(site.value):
                 yield Report(
-                    site.path, _message(site.how, site.value), container=container.name, at=site.at
+                    site.path,
+                    _message(site.how, site.value),
+                    container=container.name,
+                    at=site.at,
+                    fix=_fix((site.path, site.value)),
                 )
 
 
@@ -106,7 +121,8 @@ def check_values(doc: Document, ctx: Context) -> Iterator[Report]:
             found = operator.values_view(data).mig_strategy()
             name = "mig.strategy"
         if found is not None and _bad(found[1]):
-            yield Report(where.prefix + found[0], _message(name, found[1]), at="value")
+            path = where.prefix + found[0]
+            yield Report(path, _message(name, found[1]), at="value", fix=_fix((path, found[1])))
     for config in configs.document_configs(doc.data, placed):
         yield from _config(config)
 
@@ -118,4 +134,7 @@ def _config(config: configs.FoundConfig) -> Iterator[Report]:
     if config.embedded:
         yield Report(config.path, f"{config.label}: " + _message("flags.migStrategy", found[1]))
     else:
-        yield Report(config.path + found[0], _message("flags.migStrategy", found[1]), at="value")
+        path = config.path + found[0]
+        yield Report(
+            path, _message("flags.migStrategy", found[1]), at="value", fix=_fix((path, found[1]))
+        )

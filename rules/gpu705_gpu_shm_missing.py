@@ -80,6 +80,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
+from gpulint.fix import helpers
 from gpulint.model.commands import command_line
 from gpulint.model.controllers import Adds, adding, api_group
 from gpulint.model.infra import is_infra_container, is_infra_pod
@@ -95,6 +96,7 @@ rule = Rule(
     Severity.WARNING,
     "A multi-GPU or distributed pod has only the 64 MiB default /dev/shm.",
     __doc__,
+    fix="unsafe",
 )
 
 SHM = "/dev/shm"
@@ -175,4 +177,5 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                 f"({what}); DataLoader workers and NCCL fail with bus errors; mount an "
                 "emptyDir with medium: Memory at /dev/shm",
                 container=container.name,
+                fix=helpers.shm_volume(pod, container),
             )

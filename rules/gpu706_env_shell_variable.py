@@ -29,10 +29,12 @@ spec:
     - name: trainer
       image: nvcr.io/nvidia/pytorch:24.05-py3
       env:
+        - name: BASE
+          value: /usr/local/nvidia
         - name: LD_LIBRARY_PATH
-          value: ${LD_LIBRARY_PATH}:/usr/local/nvidia/lib64  # <- GPU706
-        - name: CACHE
-          value: $HOME/.cache  # <- GPU706
+          value: ${BASE}/lib64:/usr/local/cuda/lib64  # <- GPU706
+        - name: PRICE
+          value: $$5
       resources:
         limits:
           nvidia.com/gpu: 1
@@ -64,7 +66,10 @@ spec:
 Write the full value (`/usr/local/cuda/lib64:/usr/local/nvidia/lib64`), use
 `$(VAR)` for a variable defined earlier in the same `env` list, or build
 the value in the container's command (`sh -c 'export X=...; exec ...'`), where
-a shell does expand it.
+a shell does expand it. When every variable the value names is defined earlier
+in the same `env` list, `gpulint check --fix` rewrites `${VAR}` and `$VAR` as
+`$(VAR)` (a safe fix: the kubelet then expands what the author meant); other
+references (`$HOME`) are fixed by hand.
 """
 
 from __future__ import annotations
@@ -74,6 +79,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
+from gpulint.fix import helpers
 from gpulint.model.infra import is_infra_container
 from gpulint.model.placeholders import is_sole_placeholder
 from gpulint.model.resource import Resource
@@ -88,6 +94,7 @@ rule = Rule(
     Severity.WARNING,
     "An env value uses ${VAR} or $VAR, which Kubernetes does not expand (only $(VAR)).",
     __doc__,
+    fix="safe",
 )
 
 # `$$` is an escaped dollar; after it nothing is a reference.
@@ -134,4 +141,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                 f"the container gets the literal text {item['value']!r}",
                 container=container.name,
                 at="value",
+                fix=helpers.env_references(
+                    container.path + ("env", i, "value"), item["value"], env[:i]
+                ),
             )

@@ -131,5 +131,5 @@ def test_json_is_the_documented_structure():
     assert set(first) == {
         "code", "name", "severity", "message", "path", "line", "column", "endLine",
         "endColumn", "pointer", "resource", "container", "template", "templateLocation",
-        "suppressed", "suppression", "fingerprint",
+        "suppressed", "suppression", "fingerprint", "fix",
     }  # fmt: skip

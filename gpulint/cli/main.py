@@ -10,7 +10,7 @@ from typing import TextIO
 import click
 
 from gpulint import __version__
-from gpulint.cli import adoption
+from gpulint.cli import adoption, fix_options
 from gpulint.cli import render_options as render_flags
 from gpulint.config.file import schema_text
 from gpulint.config.settings import Settings
@@ -84,6 +84,7 @@ def cli() -> None:
 )
 @adoption.options
 @render_flags.options
+@fix_options.options
 @click.option(
     "--cluster",
     "cluster",
@@ -152,10 +153,27 @@ def check(
         inventory, settings.cluster, inventory_errors = prepare(cluster, pods)
         targets += [t for t in inventory if t not in targets]
         errors += inventory_errors
-    result = run(targets, build_context(settings, registry), render_flags.readers())
-    result.errors[:0] = errors
-    result.errors.sort(key=lambda e: e.sort_key())
+    ctx = build_context(settings, registry)
+
+    def lint() -> RunResult:
+        # A fresh context each time: cross-file facts must not carry over to the re-lint.
+        found = run(targets, build_context(settings, registry), render_flags.readers())
+        found.errors[:0] = errors
+        found.errors.sort(key=lambda e: e.sort_key())
+        return found
+
+    result = lint()
     setup.finish(result)
+    if fix_options.requested():
+        fixed, changed = fix_options.fix_files(result, ctx, verbose)
+        if fix_options.flags()["diff"]:
+            for line in fix_options.summary(fixed, result, verbose):
+                click.echo(line, err=True)
+            sys.exit(EXIT_FINDINGS if changed else EXIT_OK)
+        if changed:
+            result = lint()
+        for line in fix_options.summary(fixed, result, verbose):
+            click.echo(line, err=True)
     _write_outputs(result, formats, outputs)
     if not any(f == "text" and i >= len(outputs) for i, f in enumerate(formats)):
         for notice in result.notices:  # the text report prints them; other formats do not
@@ -200,7 +218,7 @@ def list_rules(fmt: str) -> None:
     if fmt == "markdown":
         click.echo(rules_markdown(registry), nl=False)
         return
-    rows = [(r.code, r.name, str(r.severity), r.summary) for r in registry]
+    rows = [(r.code, r.name, str(r.severity), _fix_mark(r.fix) + r.summary) for r in registry]
     widths = [max(len(row[i]) for row in rows) for i in range(3)] if rows else [0, 0, 0]
     for code, name, severity, summary in rows:
         click.echo(f"{code:<{widths[0]}}  {name:<{widths[1]}}  {severity:<{widths[2]}}  {summary}")
@@ -213,6 +231,11 @@ def rules_markdown(rules: Iterable[Rule]) -> str:
         summary = rule.summary.replace("|", "\\|")
         lines.append(f"| {rule.code} | `{rule.name}` | {rule.severity} | {summary} |")
     return "\n".join(lines) + "\n"
+
+
+def _fix_mark(fix: str | None) -> str:
+    """``gpulint rules`` marks fixable rules as ruff does: [fix] safe, [fix*] unsafe."""
+    return {"safe": "[fix] ", "unsafe": "[fix*] "}.get(fix or "", "")
 
 
 @cli.command(name="config-schema")
@@ -228,7 +251,14 @@ def explain(rule: str) -> None:
     found = adoption.configured_registry().get(rule)
     if found is None:
         raise click.UsageError(f"unknown rule {rule!r} (see 'gpulint rules')")
-    click.echo(f"# {found.code} {found.name} ({found.severity})\n\n{found.summary}\n\n{found.doc}")
+    fixes = {
+        "safe": "Fix: safe, applied by `gpulint check --fix`.",
+        "unsafe": "Fix: unsafe, applied by `gpulint check --fix --unsafe-fixes`.",
+    }.get(found.fix or "", "Fix: none (gpulint cannot know the right change).")
+    click.echo(
+        f"# {found.code} {found.name} ({found.severity})\n\n{found.summary}\n\n{fixes}\n\n"
+        f"{found.doc}"
+    )
 
 
 def debug_from_environment() -> bool:

@@ -127,6 +127,11 @@ def make_finding(
 ) -> Finding:
     location, pointer, template, at_template = place(doc, prefix + tuple(report.path), report.at)
     known = profile or ClusterProfile()
+    fix = None
+    if report.fix is not None:
+        from gpulint.fix.attach import fix_info
+
+        fix = fix_info(doc, prefix, report.fix, rule.fix)
     return Finding(
         code=rule.code,
         name=rule.name,
@@ -139,6 +144,7 @@ def make_finding(
         template=template,
         template_location=at_template,
         held=tuple(fact for fact in report.needs if not known.knows(fact)),
+        fix=fix,
     )
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import asdict
 
 from gpulint import __version__
-from gpulint.findings import Finding, Location, RunResult, Severity
+from gpulint.findings import Finding, FixInfo, Location, RunResult, Severity
 from gpulint.report import streaming
 from gpulint.report.held import as_dicts
 
@@ -55,6 +55,29 @@ def finding_to_dict(finding: Finding) -> dict:
         "suppressed": finding.suppression is not None,
         "suppression": asdict(finding.suppression) if finding.suppression else None,
         "fingerprint": finding.fingerprint(),
+        "fix": _fix(finding.fix),
+    }
+
+
+def _fix(fix: FixInfo | None) -> dict | None:
+    if fix is None:
+        return None
+    return {
+        "title": fix.title,
+        "safety": fix.safety,
+        "applicable": fix.applicable,
+        "reason": fix.reason,
+        "path": fix.file,
+        "edits": [
+            {
+                "line": e.line,
+                "column": e.column,
+                "endLine": e.end_line,
+                "endColumn": e.end_column,
+                "text": e.text,
+            }
+            for e in fix.edits
+        ],
     }
 
 

@@ -74,6 +74,37 @@ def _physical(loc: Location) -> so.PhysicalLocation:
     )
 
 
+def _fixes(finding: Finding) -> list[so.Fix] | None:
+    """The finding's fix as SARIF ``fixes``: replacements on exact regions of the file."""
+    fix = finding.fix
+    if fix is None or not fix.applicable:
+        return None
+    replacements = [
+        so.Replacement(
+            deleted_region=so.Region(
+                start_line=e.line,
+                start_column=e.column,
+                end_line=e.end_line,
+                end_column=e.end_column,
+            ),
+            inserted_content=so.ArtifactContent(text=e.text) if e.text else None,
+        )
+        for e in fix.edits
+    ]
+    change = so.ArtifactChange(
+        artifact_location=so.ArtifactLocation(uri=_uri(fix.file), uri_base_id="%SRCROOT%"),
+        replacements=replacements,
+    )
+    text = fix.title if fix.safety == "safe" else f"{fix.title} (unsafe: check what you meant)"
+    return [
+        so.Fix(
+            description=so.Message(text=text),
+            artifact_changes=[change],
+            properties={"safety": fix.safety},
+        )
+    ]
+
+
 def _uri(path: str) -> str:
     from urllib.parse import quote
 
@@ -136,6 +167,7 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> so.Result:
         related_locations=related or None,
         partial_fingerprints={"gpulint/v1": finding.fingerprint()},
         suppressions=suppressions,
+        fixes=_fixes(finding),
     )
 
 

@@ -41,6 +41,7 @@ class Report:
     # Cluster facts the finding depends on (model/profile.py): without them it is held back.
     needs: tuple[str, ...] = ()
     severity: Severity | None = None  # this finding's tier, when the rule has two
+    fix: Any = None  # a gpulint.fix.spec.Fix: what --fix may change (paths, as above)
 
 
 @dataclass
@@ -60,8 +61,12 @@ class Rule:
     # Collect only when some input of the run matches (the partner objects the
     # decision needs, such as Nodes; see prescan.py). None: always collect.
     collect_when: re.Pattern[bytes] | None = None
+    # Whether its reports carry fixes: "safe" (--fix), "unsafe" (--unsafe-fixes) or None.
+    fix: str | None = None
 
     def __post_init__(self) -> None:
+        if self.fix not in (None, "safe", "unsafe"):
+            raise ValueError(f"rule {self.code} fix must be 'safe', 'unsafe' or None")
         if not _CODE.match(self.code):
             raise ValueError(f"rule code {self.code!r} must look like GPU101")
         if not _NAME.match(self.name):

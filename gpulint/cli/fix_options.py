@@ -1,0 +1,115 @@
+"""``check --fix``, ``--unsafe-fixes``, ``--diff``: options, running the fixer, the summary."""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from collections import Counter
+from collections.abc import Callable
+
+import click
+
+from gpulint.cli.option_groups import option_group
+from gpulint.findings import Finding, RunResult
+
+_META_KEY = "gpulint.cli.fix"
+_NAMES = ("fix", "unsafe_fixes", "diff")
+
+
+def options(command: Callable) -> Callable:
+    return option_group(
+        _META_KEY,
+        _NAMES,
+        [
+            click.option("--fix", is_flag=True, help="Apply safe fixes in place."),
+            click.option(
+                "--unsafe-fixes",
+                is_flag=True,
+                help="With --fix or --diff: also the fixes that may change what you meant.",
+            ),
+            click.option(
+                "--diff",
+                is_flag=True,
+                help="Print the fixes as a unified diff and change nothing "
+                "(exit 1 when there is something to fix).",
+            ),
+        ],
+    )(command)
+
+
+def flags() -> dict:
+    return click.get_current_context().meta.get(_META_KEY, dict.fromkeys(_NAMES, False))
+
+
+def requested() -> bool:
+    chosen = flags()
+    return bool(chosen["fix"] or chosen["diff"])
+
+
+def fix_files(result: RunResult, ctx, verbose: bool) -> tuple[int, bool]:
+    """Fix (or, with --diff, show) the fixable findings of ``result``: (fixed count, changed)."""
+    from gpulint.fix.apply import write_atomically
+    from gpulint.fix.fixer import fix_file, wanted
+
+    chosen = flags()
+    unsafe = bool(chosen["unsafe_fixes"])
+    by_file: dict[str, list[Finding]] = {}
+    for finding in result.findings:
+        if wanted(finding, unsafe):
+            by_file.setdefault(finding.fix.file, []).append(finding)  # type: ignore[union-attr]
+    fixed = 0
+    changed = False
+    for path, findings in sorted(by_file.items()):
+        outcome = fix_file(path, findings, ctx, unsafe)
+        if outcome.error:
+            click.echo(f"gpulint: {path}: {outcome.error}", err=True)
+        for finding, why in outcome.rolled_back:
+            click.echo(
+                f"gpulint: {path}:{finding.location.line}: {finding.code} fix rolled back: {why} "
+                "(a bug in the fix; please report it)",
+                err=True,
+            )
+        fixed += len(outcome.fixed_findings)
+        if not outcome.changed:
+            continue
+        changed = True
+        if chosen["diff"]:
+            _print_diff(path, outcome.original, outcome.fixed or b"")
+        else:
+            write_atomically(path, outcome.fixed or b"")
+        if verbose:
+            for finding in outcome.fixed_findings:
+                click.echo(
+                    f"gpulint: {path}:{finding.location.line}: {finding.code} fixed: "
+                    f"{finding.fix.title}",  # type: ignore[union-attr]
+                    err=True,
+                )
+    return fixed, changed
+
+
+def _print_diff(path: str, before: bytes, after: bytes) -> None:
+    old = before.decode("utf-8", "replace").splitlines(keepends=True)
+    new = after.decode("utf-8", "replace").splitlines(keepends=True)
+    names = (path, path) if path.startswith("/") else (f"a/{path}", f"b/{path}")
+    sys.stdout.writelines(difflib.unified_diff(old, new, *names))
+    sys.stdout.flush()
+
+
+def summary(fixed: int, result: RunResult, verbose: bool) -> list[str]:
+    """What --fix did and what is left, for standard error."""
+    chosen = flags()
+    active = result.active()
+    verb = "would fix" if chosen["diff"] else "fixed"
+    left = len(active) - (fixed if chosen["diff"] else 0)  # --diff changed nothing
+    lines = [f"gpulint: {verb} {fixed} finding(s); {left} remain"]
+    if not chosen["unsafe_fixes"]:
+        more = sum(1 for f in active if f.fix and f.fix.applicable and f.fix.safety == "unsafe")
+        if more:
+            lines[0] += f"; {more} more with --unsafe-fixes"
+    reasons = Counter(
+        f.fix.reason for f in active if f.fix is not None and not f.fix.applicable and f.fix.reason
+    )
+    for reason, count in sorted(reasons.items()):
+        if verbose or not reason.startswith("not fixable here"):
+            lines.append(f"gpulint: {count} fix(es) not applied: {reason}")
+    return lines
