@@ -18,7 +18,11 @@ kind: Deployment
 metadata:
   name: serve
 spec:
+  selector:
+    matchLabels: {app: serve}
   template:
+    metadata:
+      labels: {app: serve}
     spec:
       containers:
         - name: server
@@ -37,7 +41,11 @@ kind: Deployment
 metadata:
   name: serve
 spec:
+  selector:
+    matchLabels: {app: serve}
   template:
+    metadata:
+      labels: {app: serve}
     spec:
       containers:
         - name: server

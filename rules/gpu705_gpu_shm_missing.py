@@ -72,6 +72,9 @@ spec:
 Add a volume `emptyDir: {medium: Memory, sizeLimit: <size>}` and mount it at
 `/dev/shm` in the GPU containers. Its usage counts against the pod's memory
 limit, so size the limit for it.
+`gpulint check --fix --unsafe-fixes` adds a volume `dshm` (`emptyDir: {medium:
+Memory}`, no size limit) and the mount (unsafe: what the pod writes there
+counts against its memory; add the `sizeLimit` yourself).
 """
 
 from __future__ import annotations
