@@ -45,6 +45,9 @@ def edits_for(doc: Document, fix: Fix) -> tuple[Edit, ...]:
     """The edits of a document-relative fix; raises :class:`Unfixable`."""
     resolver = _Resolver(doc)
     raw = _merge_insertions(sorted(e for change in fix.changes for e in resolver.change(change)))
+    end = len(resolver.text)
+    if not resolver.text.endswith("\n"):  # the file ends without a line break: keep it so
+        raw = [(o, e, "\n" + t[:-1]) if o == e == end and t else (o, e, t) for o, e, t in raw]
     for (_o1, end1, _t1), (offset2, _e2, _t2) in zip(raw, raw[1:], strict=False):
         if offset2 < end1 or (offset2 == end1 == _o1):
             raise Unfixable("its changes overlap each other")
@@ -224,10 +227,7 @@ class _Resolver:
     def insert_after(self, node: Node, lines: list[str]) -> tuple[int, int, str]:
         """Insert whole lines after the last line of ``node``."""
         offset = self.line_start(self.last_line(node) + 1)
-        body = "\n".join(lines)
-        if offset == len(self.text) and not self.text.endswith("\n"):
-            return offset, offset, "\n" + body  # the file ends without a line break
-        return offset, offset, body + "\n"
+        return offset, offset, "\n".join(lines) + "\n"
 
     def last_line(self, node: Node) -> int:
         """0-based line of the last character of ``node``."""
