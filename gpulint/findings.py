@@ -82,6 +82,7 @@ class FixInfo:
     file: str
     edits: tuple[Edit, ...] = ()
     reason: str | None = None  # why it cannot be applied here
+    via: str = "file"  # "kustomize": the edits are in the origin file of a Kustomize build
 
     @property
     def applicable(self) -> bool:

@@ -417,3 +417,29 @@ def test_kubectl_log_headers_leave_the_message_so_runs_agree():
     )
     assert first == expected
     assert again == expected
+
+
+def test_fix_edits_the_origin_file_of_an_unchanged_node(only_wheel_kubectl, overlay):
+    # GPU101 in the base Deployment (through the overlay's prefix and patch) and the Job.
+    result = run_cli("check", "overlay", "--select", "GPU101", "--fix")
+    assert "fixed 2 finding(s); 0 remain" in result.output
+    base = (overlay / "base/deployment.yaml").read_text()
+    assert base == textwrap.dedent(DEPLOYMENT).lstrip("\n") + (
+        "            limits:\n              nvidia.com/gpu: 1\n"
+    )
+    assert (overlay / "overlay/replicas.yaml").read_text().endswith("  replicas: 3\n")
+
+
+def test_fix_leaves_a_node_a_patch_changed(only_wheel_kubectl, overlay):
+    (overlay / "overlay/replicas.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: train\nspec:\n"
+        "  template:\n    spec:\n      containers:\n        - name: trainer\n"
+        "          resources:\n            requests:\n              nvidia.com/gpu: 4\n"
+    )
+    before = (overlay / "base/deployment.yaml").read_text()
+    code, data = _check("overlay")
+    reasons = {f["resource"]["name"]: f["fix"]["reason"] for f in data["findings"]}
+    assert reasons["prod-train"].startswith("built by Kustomize: a patch or transformer")
+    assert reasons["prod-eval"] is None
+    run_cli("check", "overlay", "--select", "GPU101", "--fix")
+    assert (overlay / "base/deployment.yaml").read_text() == before

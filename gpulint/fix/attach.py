@@ -3,8 +3,8 @@
 Only a file gpulint read as it is can be edited. Helm output never is: the text came
 from a template, and the same template line serves every release and every value
 (kube-linter's open question since 2020); a rendered stream mapped to its chart
-(--chart-dir) neither. Kustomize output is not edited either: the origin file is
-fixed by hand (its node may have been changed by a patch).
+(--chart-dir) neither. Kustomize output is fixed in its origin file, only where the
+node came from that file unchanged (gpulint/fix/kustomize.py).
 """
 
 from __future__ import annotations
@@ -17,10 +17,16 @@ from gpulint.yaml.parse import Document
 NOT_FROM_A_FILE = {
     "helm": "rendered by Helm: gpulint never edits templates (the same template line serves "
     "every release and value); change the chart's template or values by hand",
-    "kustomize": "built by Kustomize: the origin file is not edited (a patch or transformer "
-    "may have produced the node); fix the origin file by hand",
     "stdin": "read from standard input: there is no file to write",
 }
+NO_ORIGIN = (
+    "built by Kustomize from no local origin file (a generator, a remote base, or no "
+    "config.kubernetes.io/origin annotation): nothing to edit"
+)
+PATCHED = (
+    "built by Kustomize: a patch or transformer produced or changed the node, so the "
+    "origin file does not hold it; fix the patch or the origin file by hand"
+)
 MAPPED = "mapped to a Helm template (--chart-dir): gpulint never edits templates"
 
 
@@ -28,6 +34,8 @@ def fix_info(doc: Document, prefix: tuple, fix: Fix, declared: str | None) -> Fi
     """The edits of ``fix`` (paths relative to ``prefix``) in the document's file."""
     source = doc.source
     safety = fix.safety or declared or SAFE
+    if source.origin == "kustomize":
+        return _in_origin_file(doc, fix.shifted(tuple(prefix)), safety)
     reason = NOT_FROM_A_FILE.get(source.origin)
     if reason is None and source.meta.get("mapper") is not None:
         reason = MAPPED
@@ -38,3 +46,22 @@ def fix_info(doc: Document, prefix: tuple, fix: Fix, declared: str | None) -> Fi
             return FixInfo(fix.title, safety, source.path, (), f"not fixable here: {exc}")
         return FixInfo(fix.title, safety, source.path, edits)
     return FixInfo(fix.title, safety, source.path, (), reason)
+
+
+def _in_origin_file(doc: Document, fix: Fix, safety: str) -> FixInfo:
+    """Kustomize output: the same fix in the origin file, when the node came from it unchanged."""
+    from gpulint.fix.kustomize import translate
+
+    mapper = doc.source.meta.get("mapper")
+    find = getattr(mapper, "origin_document", None)
+    origin = find(doc) if find is not None else None
+    if origin is None:
+        return FixInfo(fix.title, safety, doc.source.path, (), NO_ORIGIN)
+    translated = translate(doc.data, origin.data, fix)
+    if translated is None:
+        return FixInfo(fix.title, safety, origin.source.path, (), PATCHED)
+    try:
+        edits = edits_for(origin, translated)
+    except Unfixable as exc:
+        return FixInfo(fix.title, safety, origin.source.path, (), f"not fixable here: {exc}")
+    return FixInfo(fix.title, safety, origin.source.path, edits, via="kustomize")

@@ -61,8 +61,12 @@ def fix_file(path: str, targets: list[Finding], ctx: Context, unsafe: bool) -> F
         outcome.error = "not UTF-8 text: not fixed"
         return outcome
     raw, bom = decoded
-    remaining = Counter(f.fingerprint() for f in targets)
     text = linted.text
+    origin = [f for f in targets if f.fix is not None and f.fix.via != "file"]
+    if origin:
+        text = _fix_origin_file(ctx, path, text, origin, outcome)
+    targets = [f for f in targets if f not in origin]
+    remaining = Counter(f.fingerprint() for f in targets)
     rejected: set[str] = set()
     one_at_a_time = False
     before = _lint(ctx, path, text)
@@ -86,6 +90,36 @@ def fix_file(path: str, targets: list[Finding], ctx: Context, unsafe: bool) -> F
     if text != linted.text:
         outcome.fixed = bom + apply.restore_breaks(raw, text).encode("utf-8")
     return outcome
+
+
+def _fix_origin_file(
+    ctx: Context, path: str, text: str, findings: list[Finding], outcome: FileFix
+) -> str:
+    """Apply the fixes of Kustomize findings to their origin file, once, in one batch.
+
+    Their finding belongs to the built resource, so linting this file alone cannot show
+    it cleared (the report after fixing does); the batch is kept if the file still parses
+    and no finding appears in it.
+    """
+    chosen: list[Finding] = []
+    seen: set[tuple] = set()
+    for finding in findings:
+        edits = finding.fix.edits  # type: ignore[union-attr]
+        if edits in seen:  # the same origin node, reached through several builds
+            outcome.fixed_findings.append(finding)
+            continue
+        taken = [e for f in chosen for e in f.fix.edits]  # type: ignore[union-attr]
+        if not any(apply.overlap(a, b) for a in edits for b in taken):
+            chosen.append(finding)
+            seen.add(edits)
+    new_text = apply.apply_edits(text, [e for f in chosen for e in f.fix.edits])  # type: ignore[union-attr]
+    before, after = _lint(ctx, path, text), _lint(ctx, path, new_text)
+    problem = _problem(before, after, [])
+    if problem is not None:
+        outcome.rolled_back.extend((f, problem) for f in chosen)
+        return text
+    outcome.fixed_findings.extend(chosen)
+    return new_text
 
 
 def _lint(ctx: Context, path: str, text: str) -> FileResult:

@@ -65,6 +65,13 @@ class OriginMapper:
         mapped = Location(template, *span)
         return mapped, template, mapped
 
+    def origin_document(self, doc: Document) -> Document | None:
+        """The document of a local origin file that ``doc`` was built from, if found."""
+        origin = origin_of(doc.data)
+        if "repo" in origin or "path" not in origin:
+            return None
+        return self._match(os.path.normpath(os.path.join(self.base, origin["path"])), doc.data)
+
     def _match(self, file: str, rendered: Any) -> Document | None:
         docs = self._load(file)
         if not docs or not isinstance(rendered, dict):
