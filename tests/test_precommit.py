@@ -118,12 +118,13 @@ def _try_repo(repo: Path, env: dict, hook: str, *files: str) -> subprocess.Compl
     return subprocess.run(args, cwd=repo, env=env, capture_output=True, text=True, timeout=600)
 
 
-def test_hooks_file_declares_both_hooks():
+def test_hooks_file_declares_the_hooks():
     (doc,), errors = parse(
         Source(".pre-commit-hooks.yaml", (ROOT / ".pre-commit-hooks.yaml").read_text())
     )
     hooks = {hook["id"]: hook for hook in doc.data}
-    assert errors == [] and set(hooks) == {"gpulint", "gpulint-charts"}
+    assert errors == [] and set(hooks) == {"gpulint", "gpulint-charts", "gpulint-fix"}
+    assert hooks["gpulint-fix"]["entry"] == "gpulint check --fix"
     assert hooks["gpulint"]["entry"] == "gpulint check"
     assert hooks["gpulint"]["language"] == "python"
     assert hooks["gpulint"]["types_or"] == ["yaml", "json"]
@@ -158,3 +159,13 @@ def test_charts_hook_lints_the_repository_as_a_whole(repo, env):
     output = result.stdout + result.stderr
     assert "deploy/bad.yaml:11:11: error [GPU101 gpu-limit-missing]" in output
     assert "chart/templates/deployment.yaml" not in output
+
+
+def test_fix_hook_fixes_then_fails_because_it_changed_the_file(repo, env):
+    result = _try_repo(repo, env, "gpulint-fix", "deploy/bad.yaml", "deploy/good.yaml")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "files were modified by this hook" in result.stdout
+    assert (repo / "deploy/bad.yaml").read_text() == BAD + (
+        "        limits:\n          nvidia.com/gpu: 1\n"
+    )
+    assert (repo / "deploy/good.yaml").read_text() == GOOD
