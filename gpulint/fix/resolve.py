@@ -78,8 +78,12 @@ class _Resolver:
         self.text = doc.source.text
         self.root = doc.node
         self.starts = _line_starts(doc)
-        self.shared = _shared_nodes(doc.node) if "&" in self.text else set()
-        self.layout = _layout(doc.node)
+        # Once per document (a source is parsed once): many fixes walk its tree once.
+        cache = doc.source.meta.setdefault("fix_trees", {})
+        if doc.index not in cache:
+            shared = _shared_nodes(doc.node) if "&" in self.text else set()
+            cache[doc.index] = (shared, _layout(doc.node))
+        self.shared, self.layout = cache[doc.index]
 
     # Positions.
 
