@@ -313,3 +313,16 @@ def test_rules_and_explain_show_the_fix():
     assert "Fix: safe, applied by `gpulint check --fix`." in run_cli("explain", "GPU101").output
     assert "Fix: unsafe" in run_cli("explain", "GPU705").output
     assert "Fix: none" in run_cli("explain", "GPU103").output
+
+
+def test_a_suppressed_finding_is_not_fixed(tmp_path):
+    path = tmp_path / "pod.yaml"
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
+        "  - name: c\n    image: i:1\n    resources:\n      requests:\n"
+        "        nvidia.com/gpu: 1  # gpulint: disable=GPU101 a webhook adds the limit\n"
+    )
+    path.write_text(text)
+    result = fix(path, "--select", "GPU101")
+    assert path.read_text() == text
+    assert "fixed 0 finding(s); 0 remain" in result.output
