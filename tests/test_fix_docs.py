@@ -77,3 +77,18 @@ def test_documented_examples_are_valid_objects(rule, which):
     assert invalid == []
     if skipped and not invalid:
         pytest.skip(f"no bundled schema for {', '.join(skipped)} (custom or removed API)")
+
+
+def test_the_schemas_are_bundled_and_need_no_network(monkeypatch):
+    import socket
+
+    def refuse(*args, **kwargs):
+        raise OSError("no network in the tests")
+
+    monkeypatch.setattr(socket, "socket", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    text = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n"
+        "spec:\n  template: {spec: {containers: [{name: a, image: b}]}}\n"
+    )
+    assert problems(text) == (["Deployment spec: 'selector' is a required property"], [])
