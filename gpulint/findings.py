@@ -83,6 +83,11 @@ class FixInfo:
     edits: tuple[Edit, ...] = ()
     reason: str | None = None  # why it cannot be applied here
     via: str = "file"  # "kustomize": the edits are in the origin file of a Kustomize build
+    newline: str = "\n"  # the file's line break: edits' text says "\n", reporters write this
+
+    def text_of(self, edit: Edit) -> str:
+        """An edit's text with the file's own line breaks (for SARIF and JSON)."""
+        return edit.text.replace("\n", self.newline) if self.newline != "\n" else edit.text
 
     @property
     def applicable(self) -> bool:

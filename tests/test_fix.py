@@ -326,3 +326,33 @@ def test_a_suppressed_finding_is_not_fixed(tmp_path):
     result = fix(path, "--select", "GPU101")
     assert path.read_text() == text
     assert "fixed 0 finding(s); 0 remain" in result.output
+
+
+def test_json_edits_use_the_files_own_line_breaks(tmp_path):
+    path = tmp_path / "rich.yaml"
+    path.write_bytes(RICH.replace("\n", "\r\n").encode())
+    data = json.loads(run_cli("check", str(path), "--select", "GPU101", "--format", "json").output)
+    [finding] = data["findings"]
+    assert finding["fix"]["edits"][0]["text"] == (
+        "            limits:\r\n              nvidia.com/gpu: 1\r\n"
+    )
+
+
+def test_the_diff_applies_with_patch_to_what_fix_writes(tmp_path):
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("patch") is None:
+        pytest.skip("no patch(1) on this machine")
+    text = RICH.rstrip("\n")  # no final line break: the diff must say so
+    shown, fixed_ = tmp_path / "shown.yaml", tmp_path / "fixed.yaml"
+    shown.write_text(text)
+    fixed_.write_text(text)
+    diff = run_cli("check", str(shown), "--diff", "--unsafe-fixes").output
+    diff = diff[: diff.index("gpulint: would fix")]
+    assert "\\ No newline at end of file\n" in diff
+    subprocess.run(["patch", "-s", str(shown)], input=diff, text=True, check=True)
+    fix(fixed_, "--unsafe-fixes")
+    assert shown.read_bytes() == fixed_.read_bytes() != text.encode()

@@ -91,7 +91,9 @@ def _print_diff(path: str, before: bytes, after: bytes) -> None:
     old = before.decode("utf-8", "replace").splitlines(keepends=True)
     new = after.decode("utf-8", "replace").splitlines(keepends=True)
     names = (path, path) if path.startswith("/") else (f"a/{path}", f"b/{path}")
-    sys.stdout.writelines(difflib.unified_diff(old, new, *names))
+    for line in difflib.unified_diff(old, new, *names):
+        # As diff(1) marks it, so that patch(1) applies the output as it is.
+        sys.stdout.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     sys.stdout.flush()
 
 

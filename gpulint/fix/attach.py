@@ -12,6 +12,7 @@ from __future__ import annotations
 from gpulint.findings import FixInfo
 from gpulint.fix.resolve import Unfixable, edits_for
 from gpulint.fix.spec import SAFE, Fix
+from gpulint.inputs.sources import Source
 from gpulint.yaml.parse import Document
 
 NOT_FROM_A_FILE = {
@@ -44,7 +45,7 @@ def fix_info(doc: Document, prefix: tuple, fix: Fix, declared: str | None) -> Fi
             edits = edits_for(doc, fix.shifted(tuple(prefix)))
         except Unfixable as exc:
             return FixInfo(fix.title, safety, source.path, (), f"not fixable here: {exc}")
-        return FixInfo(fix.title, safety, source.path, edits)
+        return FixInfo(fix.title, safety, source.path, edits, newline=_newline(source))
     return FixInfo(fix.title, safety, source.path, (), reason)
 
 
@@ -64,4 +65,9 @@ def _in_origin_file(doc: Document, fix: Fix, safety: str) -> FixInfo:
         edits = edits_for(origin, translated)
     except Unfixable as exc:
         return FixInfo(fix.title, safety, origin.source.path, (), f"not fixable here: {exc}")
-    return FixInfo(fix.title, safety, origin.source.path, edits, via="kustomize")
+    newline = _newline(origin.source)
+    return FixInfo(fix.title, safety, origin.source.path, edits, via="kustomize", newline=newline)
+
+
+def _newline(source: Source) -> str:
+    return source.meta.get("newline", "\n")

@@ -56,10 +56,13 @@ def decode(path: str, data: bytes, origin: str = "file") -> Source | InputError:
     except UnicodeDecodeError as exc:
         line, column = _position_of(data, exc.start)
         return InputError(path, f"not valid {encoding.upper()}: {exc.reason}", line, column)
+    meta = {}
     if "\r" in text:
+        if text.count("\r\n") * 2 > text.count("\n"):
+            meta["newline"] = "\r\n"  # what fixes write in their edits (gpulint/fix/)
         # libyaml counts CR and CRLF as line breaks; so must every raw-line scan.
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return Source(path, text, origin)
+    return Source(path, text, origin, meta)
 
 
 def _too_big(path: str, size: int) -> InputError:

@@ -74,7 +74,7 @@ def _fix(fix: FixInfo | None) -> dict | None:
                 "column": e.column,
                 "endLine": e.end_line,
                 "endColumn": e.end_column,
-                "text": e.text,
+                "text": fix.text_of(e),
             }
             for e in fix.edits
         ],

@@ -87,7 +87,7 @@ def _fixes(finding: Finding) -> list[so.Fix] | None:
                 end_line=e.end_line,
                 end_column=e.end_column,
             ),
-            inserted_content=so.ArtifactContent(text=e.text) if e.text else None,
+            inserted_content=so.ArtifactContent(text=fix.text_of(e)) if e.text else None,
         )
         for e in fix.edits
     ]
