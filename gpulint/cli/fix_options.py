@@ -55,8 +55,8 @@ def fix_files(result: RunResult, ctx, verbose: bool) -> tuple[int, bool]:
     unsafe = bool(chosen["unsafe_fixes"])
     by_file: dict[str, list[Finding]] = {}
     for finding in result.findings:
-        if wanted(finding, unsafe):
-            by_file.setdefault(finding.fix.file, []).append(finding)  # type: ignore[union-attr]
+        if finding.fix is not None and wanted(finding, unsafe):
+            by_file.setdefault(finding.fix.file, []).append(finding)
     fixed = 0
     changed = False
     for path, findings in sorted(by_file.items()):
@@ -81,7 +81,7 @@ def fix_files(result: RunResult, ctx, verbose: bool) -> tuple[int, bool]:
             for finding in outcome.fixed_findings:
                 click.echo(
                     f"gpulint: {path}:{finding.location.line}: {finding.code} fixed: "
-                    f"{finding.fix.title}",  # type: ignore[union-attr]
+                    f"{finding.fix.title if finding.fix else ''}",
                     err=True,
                 )
     return fixed, changed

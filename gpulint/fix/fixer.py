@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from gpulint.engine.run import Context, FileResult, lint_source
-from gpulint.findings import Finding
+from gpulint.findings import Edit, Finding
 from gpulint.fix import apply
 from gpulint.inputs.sources import Source, read_bytes
 from gpulint.inputs.sources import decode as decode_source
@@ -104,11 +104,11 @@ def _fix_origin_file(
     chosen: list[Finding] = []
     seen: set[tuple] = set()
     for finding in findings:
-        edits = finding.fix.edits  # type: ignore[union-attr]
+        edits = tuple(_edits([finding]))
         if edits in seen:  # the same origin node, reached through several builds
             outcome.fixed_findings.append(finding)
             continue
-        taken = [e for f in chosen for e in f.fix.edits]  # type: ignore[union-attr]
+        taken = _edits(chosen)
         if not any(apply.overlap(a, b) for a in edits for b in taken):
             chosen.append(finding)
             seen.add(edits)
@@ -120,6 +120,10 @@ def _fix_origin_file(
         return text
     outcome.fixed_findings.extend(chosen)
     return new_text
+
+
+def _edits(findings: list[Finding]) -> list[Edit]:
+    return [e for f in findings if f.fix is not None for e in f.fix.edits]
 
 
 def _lint(ctx: Context, path: str, text: str) -> FileResult:
@@ -136,8 +140,8 @@ def _batch(
         fingerprint = finding.fingerprint()
         if remaining[fingerprint] <= 0 or fingerprint in rejected or not wanted(finding, unsafe):
             continue
-        edits = finding.fix.edits  # type: ignore[union-attr]
-        taken = [e for f in chosen for e in f.fix.edits]  # type: ignore[union-attr]
+        edits = _edits([finding])
+        taken = _edits(chosen)
         if any(apply.overlap(a, b) for a in edits for b in taken):
             continue  # waits for the next pass
         chosen.append(finding)
