@@ -74,7 +74,7 @@ def fix_file(path: str, targets: list[Finding], ctx: Context, unsafe: bool) -> F
         batch = _batch(before, remaining, rejected, unsafe, one_at_a_time)
         if not batch:
             break
-        new_text = apply.apply_edits(text, [e for f in batch for e in f.fix.edits])  # type: ignore[union-attr]
+        new_text = apply.apply_edits(text, _edits(batch))
         after = _lint(ctx, path, new_text)
         problem = _problem(before, after, batch)
         if problem is None:
@@ -112,7 +112,7 @@ def _fix_origin_file(
         if not any(apply.overlap(a, b) for a in edits for b in taken):
             chosen.append(finding)
             seen.add(edits)
-    new_text = apply.apply_edits(text, [e for f in chosen for e in f.fix.edits])  # type: ignore[union-attr]
+    new_text = apply.apply_edits(text, _edits(chosen))
     before, after = _lint(ctx, path, text), _lint(ctx, path, new_text)
     problem = _problem(before, after, [])
     if problem is not None:
