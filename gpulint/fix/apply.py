@@ -59,6 +59,8 @@ def _lines(text: str) -> list[tuple[str, str]]:
 
 def restore_breaks(original: str, fixed_lf: str) -> str:
     """``fixed_lf`` (LF breaks) with the line breaks of ``original`` where lines match."""
+    if "\r" not in original:
+        return fixed_lf  # LF throughout: nothing to map back
     old = _lines(original)
     new = _lines(fixed_lf)
     crlf = sum(1 for _c, br in old if br == "\r\n")
