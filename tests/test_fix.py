@@ -356,3 +356,13 @@ def test_the_diff_applies_with_patch_to_what_fix_writes(tmp_path):
     subprocess.run(["patch", "-s", str(shown)], input=diff, text=True, check=True)
     fix(fixed_, "--unsafe-fixes")
     assert shown.read_bytes() == fixed_.read_bytes() != text.encode()
+
+
+def test_mixed_line_breaks_stay_where_they_were():
+    from gpulint.fix.apply import restore_breaks
+
+    original = "a: 1\r\nb: 2\nc: 3\rd: 4"
+    fixed_lf = "a: 1\nb: 20\nnew: x\nc: 3\nd: 4"
+    # Unchanged lines keep their bytes; the rewritten line keeps its break; the new line
+    # takes the break of the line it follows; no break is added at the end.
+    assert restore_breaks(original, fixed_lf) == "a: 1\r\nb: 20\nnew: x\nc: 3\rd: 4"

@@ -71,9 +71,10 @@ def restore_breaks(original: str, fixed_lf: str) -> str:
         for k in range(j2 - j1):
             content, lf = new[j1 + k]
             if tag in ("equal", "replace") and i1 + k < i2:
-                brk = old[i1 + k][1]
+                brk = old[i1 + k][1]  # the line it replaces
             else:
-                brk = (old[i1 - 1][1] if i1 > 0 else "") or default
+                before = i2 if tag == "replace" else i1  # the original line it follows
+                brk = (old[before - 1][1] if before > 0 else "") or default
             if not lf:
                 brk = ""  # the fixed text ends without a break here
             elif not brk:
