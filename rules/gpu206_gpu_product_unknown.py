@@ -178,7 +178,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             f"{_KSERVE_GKE} {value!r} (a {GKE_ACCELERATOR} value) matches no GPU node: {advice}",
             at="value",
             fix=helpers.label_value(
-                ("metadata", "annotations", _KSERVE_GKE), GKE_ACCELERATOR, value
+                ("metadata", "annotations", _KSERVE_GKE), GKE_ACCELERATOR, str(value)
             ),
         )
     for pod in resource.pod_specs:

@@ -42,7 +42,9 @@ PACK = "gpulint.rules.builtin"
 LAYERS: list[tuple[str, ...]] = [
     ("gpulint.__main__", "gpulint.cli"),
     ("gpulint.config.file", "gpulint.config.merge", "gpulint.config.cluster"),
-    ("gpulint.engine",),
+    # fix: the fixer and where a fix may apply run with the engine; the fix builders and
+    # the path -> edit resolution sit with the rules that use them.
+    ("gpulint.engine", "gpulint.fix.fixer", "gpulint.fix.attach", "gpulint.fix.kustomize"),
     (
         "gpulint.inputs.readers",
         "gpulint.inputs.render",
@@ -52,7 +54,7 @@ LAYERS: list[tuple[str, ...]] = [
     ),
     ("gpulint.filter",),
     ("gpulint.report",),
-    ("gpulint.rules",),
+    ("gpulint.rules", "gpulint.fix"),
     ("gpulint.model",),
     ("gpulint.catalog",),
     ("gpulint.validate",),
@@ -67,6 +69,8 @@ LAYERS: list[tuple[str, ...]] = [
 PACK_MAY_IMPORT = (
     "gpulint.rules.api",
     "gpulint.rules.facts",  # facts computed once and shared across rules
+    "gpulint.fix.helpers",  # a report's fix, built in one call
+    "gpulint.fix.spec",
     PACK,
     "gpulint.model",
     "gpulint.yaml",
@@ -105,6 +109,13 @@ LAZY: dict[tuple[str, str], str] = {
     ("gpulint.report", "gpulint.report.text"): "only the format asked for",
     ("gpulint.report.sarif", "urllib.parse"): "urllib.parse: ~3.5 ms, SARIF only",
     ("gpulint.findings", "hashlib"): "hashlib (OpenSSL): ~4 ms, only for fingerprints",
+    # The fixer only with --fix or --diff, difflib only with --diff.
+    (
+        "gpulint.cli.fix_options",
+        "gpulint.fix.fixer",
+    ): "fixer, apply and difflib: ~1.9 ms, only with --fix or --diff",
+    ("gpulint.cli.fix_options", "gpulint.fix.apply"): "with the fixer",
+    ("gpulint.cli.fix_options", "difflib"): "difflib: ~0.9 ms, only with --diff",
     # Tracebacks only with --debug.
     ("gpulint.engine.run", "traceback"): "traceback: ~0.9 ms",
     ("gpulint.cli.main", "traceback"): "traceback: ~0.9 ms",

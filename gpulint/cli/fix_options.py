@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -48,6 +47,8 @@ def requested() -> bool:
 
 def fix_files(result: RunResult, ctx, verbose: bool) -> tuple[int, bool]:
     """Fix (or, with --diff, show) the fixable findings of ``result``: (fixed count, changed)."""
+    # Only with --fix or --diff; a plain run never imports the fixer (LAZY in
+    # tests/test_import_contract.py).
     from gpulint.fix.apply import write_atomically
     from gpulint.fix.fixer import fix_file, wanted
 
@@ -88,6 +89,8 @@ def fix_files(result: RunResult, ctx, verbose: bool) -> tuple[int, bool]:
 
 
 def _print_diff(path: str, before: bytes, after: bytes) -> None:
+    import difflib  # only with --diff (see tests/test_import_contract.py: LAZY)
+
     old = before.decode("utf-8", "replace").splitlines(keepends=True)
     new = after.decode("utf-8", "replace").splitlines(keepends=True)
     names = (path, path) if path.startswith("/") else (f"a/{path}", f"b/{path}")

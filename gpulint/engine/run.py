@@ -25,6 +25,7 @@ from gpulint.findings import (
     RunResult,
     Severity,
 )
+from gpulint.fix.attach import fix_info
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import idle_rules
 from gpulint.inputs.profile_scan import build_profile
@@ -127,11 +128,7 @@ def make_finding(
 ) -> Finding:
     location, pointer, template, at_template = place(doc, prefix + tuple(report.path), report.at)
     known = profile or ClusterProfile()
-    fix = None
-    if report.fix is not None:
-        from gpulint.fix.attach import fix_info
-
-        fix = fix_info(doc, prefix, report.fix, rule.fix)
+    fix = None if report.fix is None else fix_info(doc, prefix, report.fix, rule.fix)
     return Finding(
         code=rule.code,
         name=rule.name,

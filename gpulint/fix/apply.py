@@ -13,7 +13,6 @@ import contextlib
 import difflib
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 
 from gpulint.findings import Edit
@@ -85,8 +84,12 @@ def restore_breaks(original: str, fixed_lf: str) -> str:
 
 def write_atomically(path: str, data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temp = tempfile.mkstemp(prefix=".gpulint-fix-", dir=folder)
+    folder, name = os.path.split(os.path.abspath(path))
+    temp = os.path.join(folder, f".{name}.gpulint-fix-{os.getpid()}")
+    # O_EXCL: never write through a file or link that is already there.
+    handle = os.open(
+        temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600
+    )
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)

@@ -10,6 +10,7 @@ node came from that file unchanged (gpulint/fix/kustomize.py).
 from __future__ import annotations
 
 from gpulint.findings import FixInfo
+from gpulint.fix.kustomize import translate
 from gpulint.fix.resolve import Unfixable, edits_for
 from gpulint.fix.spec import SAFE, Fix
 from gpulint.inputs.sources import Source
@@ -51,8 +52,6 @@ def fix_info(doc: Document, prefix: tuple, fix: Fix, declared: str | None) -> Fi
 
 def _in_origin_file(doc: Document, fix: Fix, safety: str) -> FixInfo:
     """Kustomize output: the same fix in the origin file, when the node came from it unchanged."""
-    from gpulint.fix.kustomize import translate
-
     mapper = doc.source.meta.get("mapper")
     find = getattr(mapper, "origin_document", None)
     origin = find(doc) if find is not None else None

@@ -17,13 +17,19 @@ from gpulint.fix.spec import (
     AppendItem,
     Copy,
     Fix,
+    Value,
     add_entry,
     delete_repeats,
     replace_text,
     set_value,
 )
 from gpulint.model.gpu import as_fraction
-from gpulint.model.gpu_labels import PRODUCT, sanitised, suggest_gke_accelerators, suggest_products
+from gpulint.model.gpu_label_suggestions import (
+    sanitised,
+    suggest_gke_accelerators,
+    suggest_products,
+)
+from gpulint.model.gpu_labels import PRODUCT
 from gpulint.model.images import parse_image
 from gpulint.model.resource import Container, PodSpec
 from gpulint.yaml.parse import Document, _Builder
@@ -111,7 +117,7 @@ def shm_volume(pod: PodSpec, container: Container) -> Fix | None:
     for mount in mounts if isinstance(mounts, list) else ():
         if isinstance(mount, dict) and str(mount.get("mountPath", "")).rstrip("/") == "/dev/shm":
             return None  # the mount is there; its volume is what needs a hand
-    volume = {"name": "dshm", "emptyDir": {"medium": "Memory"}}
+    volume: dict[str, Value] = {"name": "dshm", "emptyDir": {"medium": "Memory"}}
     volumes = pod.spec.get("volumes")
     named = (
         [v for v in volumes if isinstance(v, dict) and v.get("name") == "dshm"]
