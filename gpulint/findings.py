@@ -94,6 +94,14 @@ class FixInfo:
         return bool(self.edits)
 
 
+@dataclass(frozen=True, slots=True)
+class Related:
+    """Another place a finding concerns (the file a cross-file rule compares with)."""
+
+    location: Location
+    message: str  # what is there: "nvidia-device-plugin values deploy v0.17.0"
+
+
 @dataclass(slots=True)
 class Finding:
     code: str
@@ -106,7 +114,7 @@ class Finding:
     container: str | None = None
     template: str | None = None  # Helm template (``# Source:``) or Kustomize origin
     template_location: Location | None = None
-    related: tuple[Location, ...] = ()  # other places the message names
+    related: tuple[Related, ...] = ()  # other places the finding concerns
     suppression: Suppression | None = None
     held: tuple[str, ...] = ()  # cluster facts it needs that the run lacks: held back, not shown
     fix: FixInfo | None = None  # gpulint/fix/: what --fix would change

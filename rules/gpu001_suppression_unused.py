@@ -47,10 +47,11 @@ finding is reported on; annotations apply to their object or pod template.
 
 from __future__ import annotations
 
-from gpulint.findings import Severity
-from gpulint.rules.registry import Rule
+import datetime
+from collections.abc import Iterator
 
-# Reported by gpulint/suppress.py once all files are read; the rule holds no check.
+from gpulint.rules.api import Context, Directive, Report, Rule, Severity
+
 rule = Rule(
     "GPU001",
     "suppression-unused",
@@ -58,3 +59,27 @@ rule = Rule(
     "A suppression comment or annotation silences no finding.",
     __doc__,
 )
+
+
+@rule.directive_check
+def check(directives: list[Directive], ctx: Context, today: datetime.date) -> Iterator[Report]:
+    ran = {r.code for r in ctx.rules} | {r.name for r in ctx.rules}
+    for d in directives:
+        if d.quiet or d.expired(today):
+            continue  # an expired one is GPU003's
+        if d.reason is None and ctx.settings.require_reason:
+            continue  # ignored, and GPU002 says so
+        for selector in d.selectors:
+            if selector not in d.used:
+                yield Report.placed(d.anchor, f"{d.describe()}: {_why_unused(selector, ran, ctx)}")
+
+
+def _why_unused(selector: str, ran: set[str], ctx: Context) -> str:
+    if selector == Directive.ALL:
+        return "it silences nothing here (unused suppression)"
+    if selector.upper() in ran or selector in ran:
+        return f"{selector} reports nothing here (unused suppression)"
+    # The run's registry (custom rules of the config file included), not only the built-ins.
+    if ctx.knows(selector):
+        return f"{selector} did not run (not selected), so it silences nothing"
+    return f"there is no rule {selector!r} (unused suppression)"

@@ -53,10 +53,11 @@ annotation's value.
 
 from __future__ import annotations
 
-from gpulint.findings import Severity
-from gpulint.rules.registry import Rule
+import datetime
+from collections.abc import Iterator
 
-# Reported by gpulint/suppress.py once all files are read; the rule holds no check.
+from gpulint.rules.api import Context, Directive, Report, Rule, Severity
+
 rule = Rule(
     "GPU002",
     "suppression-reason-missing",
@@ -64,3 +65,18 @@ rule = Rule(
     "A suppression gives no reason for accepting the finding.",
     __doc__,
 )
+
+
+@rule.directive_check
+def check(directives: list[Directive], ctx: Context, today: datetime.date) -> Iterator[Report]:
+    for d in directives:
+        if d.quiet or d.reason is not None or d.expired(today):
+            continue
+        if ctx.settings.require_reason:
+            message = f"{d.describe()} has no reason and --require-reason is set; it is ignored"
+            # Always an error then: the suppression it asked for does not apply.
+            yield Report.placed(d.anchor, message, severity=Severity.ERROR, final=True)
+        else:
+            yield Report.placed(
+                d.anchor, f"{d.describe()} has no reason; say why the finding is accepted"
+            )

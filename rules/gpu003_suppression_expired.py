@@ -47,10 +47,11 @@ new date and say why in the reason.
 
 from __future__ import annotations
 
-from gpulint.findings import Severity
-from gpulint.rules.registry import Rule
+import datetime
+from collections.abc import Iterator
 
-# Reported by gpulint/suppress.py once all files are read; the rule holds no check.
+from gpulint.rules.api import Context, Directive, Report, Rule, Severity
+
 rule = Rule(
     "GPU003",
     "suppression-expired",
@@ -58,3 +59,15 @@ rule = Rule(
     "A suppression comment's until= date has passed; its findings are reported again.",
     __doc__,
 )
+
+
+@rule.directive_check
+def check(directives: list[Directive], ctx: Context, today: datetime.date) -> Iterator[Report]:
+    for d in directives:
+        if d.quiet or d.until is None or not d.expired(today):
+            continue
+        yield Report.placed(
+            d.anchor,
+            f"{d.describe()} expired on {d.until.isoformat()}; "
+            "the findings it silenced are reported again",
+        )

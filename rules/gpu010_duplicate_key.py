@@ -54,16 +54,10 @@ differ, only you know which one is meant.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.fix import helpers
 from gpulint.model.workloads import get
-from gpulint.rules.registry import Report, Rule
-from gpulint.yaml.parse import Document
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Document, Report, Rule, Severity
 
 rule = Rule(
     "GPU010",

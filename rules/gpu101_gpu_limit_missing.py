@@ -52,16 +52,10 @@ server accepts only that value).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.fix import helpers
 from gpulint.model.gpu import gpu_entries
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU101",
@@ -75,7 +69,7 @@ rule = Rule(
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    for container in resource.containers():
+    for container in resource.containers:
         requests = gpu_entries(container.data, "requests")
         limits = gpu_entries(container.data, "limits")
         for name in requests:

@@ -68,17 +68,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.fix import helpers
 from gpulint.model.gpu import as_fraction, gpu_entries
 from gpulint.model.quantity import format_quantity
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU102",
@@ -96,7 +90,7 @@ def _whole(quantity: Fraction) -> bool:
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    for container in resource.containers():
+    for container in resource.containers:
         requests = gpu_entries(container.data, "requests")
         limits = gpu_entries(container.data, "limits")
         for name, requested in requests.items():

@@ -56,17 +56,11 @@ configuration.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.gpu import gpu_entries
 from gpulint.model.placeholders import is_placeholder
 from gpulint.model.quantity import QuantityError, format_quantity, parse_quantity
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU103",
@@ -94,7 +88,7 @@ def problem(value: object) -> str | None:
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    for container in resource.containers():
+    for container in resource.containers:
         for section in ("requests", "limits"):
             for name, value in gpu_entries(container.data, section).items():
                 why = problem(value)

@@ -75,18 +75,12 @@ pods (a Kubeflow `PyTorchJob`, a `JobSet`, a `LeaderWorkerSet`, an indexed
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.gpu import AMD_GPU, NVIDIA_GPU
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.profile import MAX_GPUS
-from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.model.scheduling import LabelRequirement, required_values
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU104",

@@ -72,16 +72,10 @@ GPU metrics from DCGM exporter rather than holding a GPU of its own.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.gpu import gpu_entries
 from gpulint.model.infra import is_infra_container, is_infra_pod
-from gpulint.model.resource import Container, PodSpec, Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU105",

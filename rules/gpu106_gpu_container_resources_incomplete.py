@@ -92,17 +92,12 @@ pin cores next to the GPU.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gpulint.findings import Severity
 from gpulint.model.gpu import as_fraction
 from gpulint.model.infra import is_infra_container
 from gpulint.model.probe import is_probe_pod
-from gpulint.model.resource import Container, PodSpec, Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU106",

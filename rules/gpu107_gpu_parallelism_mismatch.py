@@ -83,17 +83,11 @@ an env var referenced as `$(TP)`) keeps them from drifting apart.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.commands import command_line
 from gpulint.model.gpu import total_gpus
 from gpulint.model.infra import is_infra_container
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU107",
@@ -131,7 +125,7 @@ def _spans_pods(resource: Resource) -> bool:
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     group_of_pods = _spans_pods(resource)
-    for container in resource.containers():
+    for container in resource.containers:
         held = total_gpus(container.gpus)
         if not held or is_infra_container(container):
             continue

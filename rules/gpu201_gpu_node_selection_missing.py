@@ -112,21 +112,15 @@ EKS. To accept several models on purpose, list them with `operator: In`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.gpu import is_mig_resource
 from gpulint.model.gpu_labels import is_gpu_label, pins_model
 from gpulint.model.gpu_use import first_gpu_limit, model_annotation, vendor_of
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.probe import is_probe_pod
 from gpulint.model.profile import MODELS
-from gpulint.model.resource import Resource
 from gpulint.model.scheduling import requirement_sets
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 # The labels to suggest, by GPU vendor (GFD and GKE; AMD's labeller; Intel's NFD rules).
 _ADVICE = {

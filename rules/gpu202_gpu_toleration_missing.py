@@ -152,20 +152,14 @@ section of gpulint's configuration file.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.controllers import Adds, adding
 from gpulint.model.gpu import is_mig_resource
 from gpulint.model.gpu_use import first_gpu_limit, taint_keys_for, vendor_of
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.profile import taint_keys
-from gpulint.model.resource import Resource
 from gpulint.model.scheduling import label_requirements, tolerates_key, tolerations
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU202",

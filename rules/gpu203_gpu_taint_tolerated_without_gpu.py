@@ -108,19 +108,13 @@ must run on GPU nodes (a node agent), make it a DaemonSet; a key-less
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.gpu_labels import gpu_node_pin
 from gpulint.model.gpu_use import other_gpu_use
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.profile import taint_keys
-from gpulint.model.resource import Resource
 from gpulint.model.scheduling import tolerations
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU203",

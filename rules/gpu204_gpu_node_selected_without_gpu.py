@@ -71,17 +71,11 @@ If it does not, remove the GPU node selector or affinity.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.gpu_labels import gpu_node_pin
 from gpulint.model.gpu_use import other_gpu_use
 from gpulint.model.infra import is_infra_pod
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU204",

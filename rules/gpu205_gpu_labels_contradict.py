@@ -108,17 +108,11 @@ discovery write them.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.gpu_label_conflicts import contradictions
 from gpulint.model.gpu_labels import requirements_from_labels
-from gpulint.model.resource import Resource
 from gpulint.model.scheduling import requirement_sets
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU205",

@@ -92,10 +92,8 @@ may not know a newer GPU's name).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from gpulint import catalog
-from gpulint.findings import Severity
 from gpulint.fix import helpers
 from gpulint.model.gpu_label_families import known_values, suggest_value
 from gpulint.model.gpu_label_suggestions import (
@@ -105,12 +103,8 @@ from gpulint.model.gpu_label_suggestions import (
 )
 from gpulint.model.gpu_labels import GKE_ACCELERATOR, PRODUCT
 from gpulint.model.placeholders import is_placeholder
-from gpulint.model.resource import Resource
 from gpulint.model.scheduling import label_requirements
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU206",

@@ -103,18 +103,12 @@ cluster's GPU taint key) to the DaemonSet's pod template.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.gpu_use import image_vendor, taint_keys_for
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.profile import taint_keys
-from gpulint.model.resource import Resource
 from gpulint.model.scheduling import tolerates_key
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU207",

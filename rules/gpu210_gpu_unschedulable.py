@@ -117,18 +117,12 @@ node has. If the inventory is old, dump it again with `kubectl get nodes -o yaml
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
 
-from gpulint.findings import Severity
 from gpulint.model import placement, scheduler
 from gpulint.model.nodes import NodeView
-from gpulint.model.resource import Resource
 from gpulint.model.scheduling import LabelRequirement
-from gpulint.rules.registry import Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU210",
@@ -156,7 +150,7 @@ def _asks(fact: placement.PodFact) -> str:
     return f"the pod{role} needs {gpus}"
 
 
-def _kubelet_text(fact: placement.PodFact, node: NodeView, used: dict) -> str:
+def _kubelet_text(fact: placement.PodFact, node: NodeView, used: Mapping) -> str:
     """What the kubelet says when it rejects a bound pod for lack of GPUs."""
     texts = []
     for name, count in fact.req.gpus:
@@ -248,7 +242,7 @@ def verdict(
 
 
 @rule.finalizer
-def finalize(facts: list, ctx: Context) -> Iterator[tuple]:
+def finalize(facts: list, ctx: Context) -> Iterator[Report]:
     nodes, pods = placement.split(facts)
     if not nodes:
         return
@@ -259,4 +253,4 @@ def finalize(facts: list, ctx: Context) -> Iterator[tuple]:
             continue
         message, path = found
         anchors = dict(fact.selector_anchors)
-        yield anchors.get(path, fact.gpu_anchor), message
+        yield Report.placed(anchors.get(path, fact.gpu_anchor), message)

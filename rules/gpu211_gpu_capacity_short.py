@@ -95,18 +95,12 @@ nodes, or add nodes. If the inventory is old, dump it again with
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
 
-from gpulint.findings import Severity
 from gpulint.model import placement, scheduler
 from gpulint.model.nodes import NodeView
 from gpulint.model.placement import PodFact
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU211",
@@ -145,14 +139,14 @@ def _names(nodes: list[NodeView]) -> str:
     return names + (f" and {more} more" if more > 0 else "")
 
 
-def _capacity(nodes: list[NodeView], usage: dict, resource: str) -> tuple[int, int]:
+def _capacity(nodes: list[NodeView], usage: Mapping, resource: str) -> tuple[int, int]:
     """(allocatable, held by running pods) of one resource over these nodes."""
     total = sum(n.gpu_total(resource) for n in nodes)
     held = sum(min(usage.get(n.name, {}).get(resource, 0), n.gpu_total(resource)) for n in nodes)
     return total, held
 
 
-def _space_note(usage: dict) -> str:
+def _space_note(usage: Mapping) -> str:
     if usage:
         return "GPUs held by the running pods of --pods are subtracted"
     return (
@@ -161,7 +155,7 @@ def _space_note(usage: dict) -> str:
     )
 
 
-def _have(nodes: list[NodeView], usage: dict, resource: str) -> str:
+def _have(nodes: list[NodeView], usage: Mapping, resource: str) -> str:
     total, held = _capacity(nodes, usage, resource)
     text = f"{total} {resource} allocatable"
     return text + (f", {held} held by running pods" if held else "")
@@ -201,7 +195,7 @@ def _workload_short(facts: list[PodFact], cluster: scheduler.Inventory) -> str |
         return None
     for resource in sorted({r for f in counted for r, _ in f.req.gpus}):
         askers = [f for f in counted if resource in f.req.gpu_request]
-        demand = sum(f.pods * f.req.gpu_request[resource] for f in askers)
+        demand = sum((f.pods or 0) * f.req.gpu_request[resource] for f in askers)
         union: dict[str, NodeView] = {}
         for fact in askers:
             union.update((n.name, n) for n in eligible(fact, cluster))
@@ -223,7 +217,7 @@ def _workload_short(facts: list[PodFact], cluster: scheduler.Inventory) -> str |
 
 
 @rule.finalizer
-def finalize(facts: list, ctx: Context) -> Iterator[tuple]:
+def finalize(facts: list, ctx: Context) -> Iterator[Report]:
     nodes, pods = placement.split(facts)
     if not nodes:
         return
@@ -236,11 +230,11 @@ def finalize(facts: list, ctx: Context) -> Iterator[tuple]:
         for fact in group:
             message = _role_short(fact, cluster)
             if message:
-                yield fact.replicas_anchor or fact.gpu_anchor, message
+                yield Report.placed(fact.replicas_anchor or fact.gpu_anchor, message)
                 reported = True
                 break
         if not reported:
             message = _workload_short(group, cluster)
             if message:
                 first = group[0]
-                yield first.replicas_anchor or first.gpu_anchor, message
+                yield Report.placed(first.replicas_anchor or first.gpu_anchor, message)

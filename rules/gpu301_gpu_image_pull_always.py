@@ -56,17 +56,11 @@ on `Always`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.fix import helpers
 from gpulint.model.images import parse_image
 from gpulint.model.infra import is_infra_container
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU301",
@@ -80,7 +74,7 @@ rule = Rule(
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    for container in resource.containers():
+    for container in resource.containers:
         if not container.gpus or is_infra_container(container):
             continue
         if container.data.get("imagePullPolicy") != "Always":

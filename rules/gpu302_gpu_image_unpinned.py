@@ -65,16 +65,10 @@ a digest (`image@sha256:...`), and upgrade deliberately.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.images import parse_image
 from gpulint.model.infra import is_infra_container
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU302",
@@ -87,7 +81,7 @@ rule = Rule(
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    for container in resource.containers():
+    for container in resource.containers:
         if not container.gpus or is_infra_container(container):
             continue
         ref = parse_image(container.image)

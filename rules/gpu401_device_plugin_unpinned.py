@@ -63,17 +63,10 @@ tag; in the GPU Operator set `devicePlugin.version` to a release tag.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.nvidia import containers, images, operator, recognise
 from gpulint.model.nvidia.configs import at_path
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-from gpulint.yaml.parse import Document
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU401",
@@ -150,6 +143,6 @@ def _operator(view: operator.OperatorView, label: str) -> Iterator[Report]:
         image = view.field(block, "image")
         verbatim = image is not None and isinstance(image[1], str) and "/" in image[1]
         assembled = (repository and repository[1]) or (version and version[1])
-        if verbatim and not assembled and images.is_unpinned(image[1]):
+        if image is not None and verbatim and not assembled and images.is_unpinned(image[1]):
             message = f"{label}: " + _unpinned_message(what, image[1])
             yield Report(image[0], message, at="value")

@@ -42,18 +42,12 @@ fixed by hand.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gpulint.findings import Severity
 from gpulint.fix import helpers
 from gpulint.model.nvidia import configs, containers, operator, plugin_config, recognise, values
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
+from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity
 from gpulint.validate.schema import did_you_mean
-from gpulint.yaml.parse import Document
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU402",
@@ -94,7 +88,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         return
     for config in configs.resource_configs(resource):
         yield from _config(config)
-    for container in resource.containers():
+    for container in resource.containers:
         for site in containers.strategy_sites(container):
             if _bad(site.value):
                 yield Report(

@@ -48,16 +48,11 @@ gpulint cannot place by content with `--values-for nvidia-device-plugin`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.nvidia import operator, recognise, values
 from gpulint.model.nvidia.configs import at_path
-from gpulint.rules.registry import Report, Rule
-from gpulint.yaml.parse import Document
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Document, Report, Rule, Severity
+from gpulint.validate.schema import SchemaProblem
 
 rule = Rule(
     "GPU403",
@@ -74,6 +69,7 @@ def check(doc: Document, ctx: Context) -> Iterator[Report]:
         data = at_path(doc.data, where.prefix)
         if not isinstance(data, dict):
             continue
+        problems: list[values.Problem] | list[SchemaProblem]
         if where.kind == recognise.DEVICE_PLUGIN_CHART:
             problems = values.problems(data)
         elif where.kind == recognise.OPERATOR_CHART:

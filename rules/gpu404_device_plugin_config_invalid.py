@@ -55,16 +55,9 @@ strategy (MPS does not work with `mixed`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.nvidia import configs, operator, plugin_config, recognise, values
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-from gpulint.yaml.parse import Document
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU404",

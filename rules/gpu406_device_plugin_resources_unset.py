@@ -73,17 +73,11 @@ Set `resources.requests.cpu`, `resources.requests.memory` and
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gpulint.findings import Severity
 from gpulint.model.nvidia import containers, operator, recognise
 from gpulint.model.nvidia.configs import at_path
-from gpulint.model.resource import Container, Resource
-from gpulint.rules.registry import Report, Rule
-from gpulint.yaml.parse import Document
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Container, Context, Document, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU406",

@@ -102,14 +102,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.rules import facts
-from gpulint.rules.registry import Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Anchor, Context
+from gpulint.rules.api import Context, Report, Rule, Severity
 
 rule = Rule(
     "GPU407",
@@ -126,27 +121,27 @@ def _pick(found: facts.DocFacts) -> list:
 
 
 @rule.finalizer
-def finalize(found: list, ctx: Context) -> Iterator[tuple[Anchor, str]]:
+def finalize(found: list, ctx: Context) -> Iterator[Report]:
     counts = Counter(f.version for f in found)
     if len(counts) < 2:
         return
     # The most common version is the reference; ties go to the newest.
     reference = max(counts, key=lambda v: (counts[v], _key(v)))
-    first = {}
+    first: dict[str, facts.VersionFact] = {}
     for fact in sorted(found, key=lambda f: (f.anchor.location.file, f.anchor.location.line)):
         first.setdefault(fact.version, fact)
     for fact in found:
         if fact.version == reference:
             continue
-        others = ", ".join(
-            f"{v} ({facts.where(first[v].anchor)})"
-            for v in sorted(counts, key=_key)
-            if v != fact.version
-        )
-        yield (
+        versions = [v for v in sorted(counts, key=_key) if v != fact.version]
+        related = [
+            (first[v].anchor, f"{first[v].label} deploys device plugin {v}") for v in versions
+        ]
+        yield Report.placed(
             fact.anchor,
             f"{fact.label} deploys device plugin {fact.version}, while other linted files "
-            f"deploy {others}; nodes would advertise GPUs differently",
+            f"deploy {', '.join(versions)}; nodes would advertise GPUs differently",
+            related,
         )
 
 

@@ -81,19 +81,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from gpulint import catalog
-from gpulint.findings import Severity
 from gpulint.model.dra import GPU_DRIVER, cel_expressions, extended_resource_name, is_dra_object
 from gpulint.model.gpu import MIG_PREFIX, mig_profile
 from gpulint.model.mig import gpu_name, mig_entries, suggest_profiles
 from gpulint.model.placeholders import is_placeholder
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU501",
@@ -137,7 +131,7 @@ def _profile_unknown(profile: str) -> bool:
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    for container in resource.containers():
+    for container in resource.containers:
         for entry in mig_entries(container):
             if not _profile_unknown(entry.profile):
                 continue

@@ -57,10 +57,8 @@ the profile. Without MIG, request `nvidia.com/gpu` instead.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from gpulint import catalog
-from gpulint.findings import Severity
 from gpulint.model.gpu import MIG_PREFIX
 from gpulint.model.mig import (
     PRODUCT_LABEL,
@@ -69,11 +67,7 @@ from gpulint.model.mig import (
     selected_products,
     suggest_profiles,
 )
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU502",

@@ -61,9 +61,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gpulint.findings import Severity
 from gpulint.model.dra import (
     FULL_GPU_CLASS,
     MIG_CLASS,
@@ -75,11 +74,7 @@ from gpulint.model.dra import (
 )
 from gpulint.model.gpu import NVIDIA_GPU
 from gpulint.model.mig import mig_entries
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Anchor, Context
+from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU503",
@@ -92,7 +87,7 @@ rule = Rule(
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    for container in resource.containers():
+    for container in resource.containers:
         entries = [e for e in mig_entries(container) if e.count]
         if not entries:
             continue
@@ -134,9 +129,9 @@ def collect(resource: Resource, ctx: Context) -> list[Any]:
         for container in pod.containers:
             uses = container_claims(container)
             refs = tuple(
-                (*entries[u.name].reference, u.name, u.request)
+                (*reference, u.name, u.request)
                 for u in uses
-                if u.name in entries and entries[u.name].reference
+                if u.name in entries and (reference := entries[u.name].reference) is not None
             )
             if not refs:
                 continue
@@ -184,7 +179,7 @@ def _claim_devices(objects: list[ClaimObject], use: _ClaimUse) -> tuple[int, int
 
 
 @rule.finalizer
-def finalize(facts: list[Any], ctx: Context) -> Iterator[tuple[Anchor, str]]:
+def finalize(facts: list[Any], ctx: Context) -> Iterator[Report]:
     objects = [f for f in facts if isinstance(f, ClaimObject)]
     for use in facts:
         if not isinstance(use, _ClaimUse):
@@ -201,7 +196,7 @@ def finalize(facts: list[Any], ctx: Context) -> Iterator[tuple[Anchor, str]]:
         if not full and mig < 2:
             continue
         what = f"{mig} MIG devices" + (f" and {full} full GPUs" if full else "")
-        yield (
+        yield Report.placed(
             use.anchor,
             f"container {use.container!r} gets {what} ({'; '.join(shown)}); a CUDA process "
             "enumerates only one MIG device, so the rest are held but cannot be used by the "

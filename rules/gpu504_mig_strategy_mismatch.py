@@ -71,15 +71,11 @@ select the MIG product (`nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB-MIG-1g.10
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.gpu import is_mig_resource
+from gpulint.model.scheduling import LabelRequirement
 from gpulint.rules import facts
-from gpulint.rules.registry import Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Anchor, Context
+from gpulint.rules.api import Context, RelatedPlace, Report, Rule, Severity
 
 rule = Rule(
     "GPU504",
@@ -96,12 +92,16 @@ def _pick(found: facts.DocFacts) -> list:
     return [*found.strategies, *uses, *found.mig_selectors, *found.dra_resources]
 
 
-def _describe(strategies: list) -> str:
-    return ", ".join(f"{value} ({facts.where(anchor)})" for value, anchor in strategies[:4])
+def _described(deployments: list[facts.StrategyFact]) -> tuple[str, tuple[RelatedPlace, ...]]:
+    """The strategies in the message, and where each is set (related locations)."""
+    pairs = [(value, anchor, d.label) for d in deployments for value, anchor in d.strategies]
+    text = ", ".join(dict.fromkeys(value for value, _anchor, _label in pairs))
+    related = tuple((anchor, f"{label}: MIG strategy {value}") for value, anchor, label in pairs)
+    return text, related
 
 
 @rule.finalizer
-def finalize(found: list, ctx: Context) -> Iterator[tuple[Anchor, str]]:
+def finalize(found: list, ctx: Context) -> Iterator[Report]:
     deployments = [f for f in found if isinstance(f, facts.StrategyFact)]
     if not deployments or not all(d.known for d in deployments):
         return
@@ -109,32 +109,32 @@ def finalize(found: list, ctx: Context) -> Iterator[tuple[Anchor, str]]:
     values = {value for value, _anchor in strategies}
     if not strategies:
         return
-    described = _describe(strategies)
+    described, related = _described(deployments)
     # A DeviceClass with extendedResourceName serves that resource through DRA, not the plugin.
     dra = {f.resource for f in found if isinstance(f, facts.DraExtendedResource)}
     for fact in found:
         if isinstance(fact, facts.GpuUse) and "mixed" not in values and fact.resource not in dra:
-            yield (
+            yield Report.placed(
                 fact.anchor,
                 f"the container requests {fact.resource}, but the device plugin in this run "
                 f"uses MIG strategy {described}; only 'mixed' advertises "
                 f"nvidia.com/mig-<profile> resources, so the pod stays Pending "
                 f'("Insufficient {fact.resource}")',
+                related,
             )
         elif isinstance(fact, facts.MigSelector):
             labels = {None if v == "none" else v for v in values}
             requirement = _requirement(fact)
             if not any(requirement.allows(label) for label in labels):
-                yield (
+                yield Report.placed(
                     fact.anchor,
                     f"the pod requires node label {facts.MIG_STRATEGY_LABEL} "
                     f"{fact.operator} {list(fact.values)}, but the device plugin in this run "
                     f"uses MIG strategy {described} (the label is absent under 'none'); "
                     "no node matches",
+                    related,
                 )
 
 
-def _requirement(fact: facts.MigSelector):
-    from gpulint.model.scheduling import LabelRequirement
-
+def _requirement(fact: facts.MigSelector) -> LabelRequirement:
     return LabelRequirement(facts.MIG_STRATEGY_LABEL, fact.operator, fact.values, (), None)

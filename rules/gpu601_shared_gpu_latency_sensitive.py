@@ -73,15 +73,10 @@ the finding with a reason.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.gpu import is_shared_resource
 from gpulint.rules import facts
-from gpulint.rules.registry import Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Anchor, Context
+from gpulint.rules.api import Context, RelatedPlace, Report, Rule, Severity
 
 rule = Rule(
     "GPU601",
@@ -100,7 +95,7 @@ def _pick(found: facts.DocFacts) -> list:
 
 
 @rule.finalizer
-def finalize(found: list, ctx: Context) -> Iterator[tuple[Anchor, str]]:
+def finalize(found: list, ctx: Context) -> Iterator[Report]:
     replicated: dict[str, facts.SharingFact] = {}
     for fact in found:
         if isinstance(fact, facts.SharingFact):
@@ -110,7 +105,7 @@ def finalize(found: list, ctx: Context) -> Iterator[tuple[Anchor, str]]:
     for use in uses:  # the strongest evidence first: a shared resource, then a selector
         if use.pod not in done and is_shared_resource(use.resource):
             done.add(use.pod)
-            yield (
+            yield Report.placed(
                 use.anchor,
                 (
                     f"this serving workload requests {use.resource}, a time-sliced or MPS-shared "
@@ -122,17 +117,21 @@ def finalize(found: list, ctx: Context) -> Iterator[tuple[Anchor, str]]:
         if use.pod not in done and use.selector is not None:
             done.add(use.pod)
             anchor, text = use.selector
-            yield anchor, (f"this serving workload runs on shared GPUs: it requires {text}; {_WHY}")
+            yield Report.placed(
+                anchor, f"this serving workload runs on shared GPUs: it requires {text}; {_WHY}"
+            )
     for use in uses:
         sharing = replicated.get(use.resource)
         if use.pod not in done and sharing is not None:
             done.add(use.pod)
             replicas = f" x{sharing.replicas}" if sharing.replicas else ""
-            where = facts.where(sharing.anchor)
-            yield (
+            yield Report.placed(
                 use.anchor,
-                (
-                    f"this serving workload requests {use.resource}, which {sharing.label} "
-                    f"({where}) shares by {sharing.strategy}{replicas}; {_WHY}"
-                ),
+                f"this serving workload requests {use.resource}, which {sharing.label} "
+                f"shares by {sharing.strategy}{replicas}; {_WHY}",
+                [_sharing_place(sharing)],
             )
+
+
+def _sharing_place(sharing: facts.SharingFact) -> RelatedPlace:
+    return sharing.anchor, f"{sharing.label} shares {sharing.advertised} by {sharing.strategy}"

@@ -57,15 +57,10 @@ whole GPUs (`nvidia.com/gpu` on nodes that do not share) or a larger MIG slice.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.gpu import is_shared_resource
 from gpulint.rules import facts
-from gpulint.rules.registry import Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Anchor, Context
+from gpulint.rules.api import Context, Report, Rule, Severity
 
 rule = Rule(
     "GPU602",
@@ -85,7 +80,7 @@ def _pick(found: facts.DocFacts) -> list:
 
 
 @rule.finalizer
-def finalize(found: list, ctx: Context) -> Iterator[tuple[Anchor, str]]:
+def finalize(found: list, ctx: Context) -> Iterator[Report]:
     replicated: dict[str, facts.SharingFact] = {}
     for fact in found:
         if isinstance(fact, facts.SharingFact):
@@ -101,20 +96,21 @@ def finalize(found: list, ctx: Context) -> Iterator[tuple[Anchor, str]]:
                 if sharing.fail_requests_greater_than_one
                 else f"it is rejected wherever failRequestsGreaterThanOne is set: {_REJECTED}"
             )
-            yield (
+            where = (
+                sharing.anchor,
+                f"{sharing.label} shares {sharing.advertised} by {sharing.strategy}",
+            )
+            yield Report.placed(
                 use.anchor,
-                (
-                    f"{head}, which {sharing.label} ({facts.where(sharing.anchor)}) shares by "
-                    f"{sharing.strategy}; {_NO_MORE}, and {verdict}"
-                ),
+                f"{head}, which {sharing.label} shares by {sharing.strategy}; "
+                f"{_NO_MORE}, and {verdict}",
+                [where],
             )
         elif is_shared_resource(use.resource) or use.selector is not None:
-            why = (
-                ""
-                if is_shared_resource(use.resource)
-                else f" on nodes selected by {use.selector[1]}"
-            )
-            yield (
+            why = ""
+            if not is_shared_resource(use.resource) and use.selector is not None:
+                why = f" on nodes selected by {use.selector[1]}"
+            yield Report.placed(
                 use.anchor,
                 (
                     f"{head}{why}; {_NO_MORE}, and it is rejected wherever "

@@ -79,18 +79,12 @@ the cluster immune, configure the device plugin with
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.commands import literal_env
 from gpulint.model.gpu import total_gpus
 from gpulint.model.infra import is_infra_container
 from gpulint.model.placeholders import is_placeholder
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU701",
@@ -106,7 +100,7 @@ HIDING = ("none", "void", "")
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    for container in resource.containers():
+    for container in resource.containers:
         if is_infra_container(container):
             continue
         entry = literal_env(container).get(VARIABLE)

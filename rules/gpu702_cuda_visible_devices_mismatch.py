@@ -68,19 +68,13 @@ GPUs. If you keep it, list only indices below the container's GPU count.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.commands import literal_env
 from gpulint.model.gpu import total_gpus
 from gpulint.model.gpu_use import other_gpu_use
 from gpulint.model.infra import is_infra_container
 from gpulint.model.placeholders import is_placeholder
-from gpulint.model.resource import Container, Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Container, Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU702",
@@ -122,7 +116,7 @@ def _exposes_devices(env: dict[str, tuple[str, tuple]]) -> bool:
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    for container in resource.containers():
+    for container in resource.containers:
         if is_infra_container(container) or _gpus_from_elsewhere(container):
             continue
         env = literal_env(container)

@@ -58,15 +58,9 @@ RDMA memory registration) instead of all of them.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.infra import is_infra_container, is_infra_pod
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU703",

@@ -101,15 +101,9 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.infra import is_infra_container, is_infra_pod
-from gpulint.model.resource import PodSpec, Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU704",

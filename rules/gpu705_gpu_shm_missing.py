@@ -80,18 +80,12 @@ counts against its memory; add the `sizeLimit` yourself).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.fix import helpers
 from gpulint.model.commands import command_line
 from gpulint.model.controllers import Adds, adding, api_group
 from gpulint.model.infra import is_infra_container, is_infra_pod
-from gpulint.model.resource import Container, PodSpec, Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU705",

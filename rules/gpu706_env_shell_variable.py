@@ -76,17 +76,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.fix import helpers
 from gpulint.model.infra import is_infra_container
 from gpulint.model.placeholders import is_sole_placeholder
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU706",
@@ -121,7 +115,7 @@ def shell_references(value: str) -> list[str]:
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    for container in resource.containers():
+    for container in resource.containers:
         if is_infra_container(container):
             continue
         env = container.data.get("env")

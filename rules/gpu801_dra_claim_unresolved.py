@@ -93,9 +93,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gpulint.findings import Severity
 from gpulint.model.dra import (
     TEMPLATE,
     ClaimObject,
@@ -104,12 +103,8 @@ from gpulint.model.dra import (
     namespaces_match,
     pod_claims,
 )
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
+from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity
 from gpulint.validate.schema import did_you_mean
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Anchor, Context
 
 rule = Rule(
     "GPU801",
@@ -178,17 +173,17 @@ def collect(resource: Resource, ctx: Context) -> list[Any]:
             facts.append(_PodRef(resource.namespace, kind, target, entry.name, anchor))
         for container in pod.containers:
             for used in container_claims(container):
-                entry = entries.get(used.name)
-                if not used.request or entry is None or entry.reference is None:
+                claim = entries.get(used.name)
+                if not used.request or claim is None or claim.reference is None:
                     continue
-                kind, target = entry.reference
+                kind, target = claim.reference
                 anchor = ctx.anchor(resource, used.path + ("request",), container.name, "value")
                 facts.append(
                     _RequestRef(
                         resource.namespace,
                         kind,
                         target,
-                        entry.name,
+                        claim.name,
                         used.request,
                         container.name,
                         anchor,
@@ -252,7 +247,7 @@ def _unknown_request(objects: list[ClaimObject], ref: _RequestRef) -> str | None
 
 
 @rule.finalizer
-def finalize(facts: list[Any], ctx: Context) -> Iterator[tuple[Anchor, str]]:
+def finalize(facts: list[Any], ctx: Context) -> Iterator[Report]:
     objects = [f for f in facts if isinstance(f, ClaimObject)]
     for fact in facts:
         if isinstance(fact, _PodRef):
@@ -262,4 +257,4 @@ def finalize(facts: list[Any], ctx: Context) -> Iterator[tuple[Anchor, str]]:
         else:
             continue
         if message:
-            yield fact.anchor, message
+            yield Report.placed(fact.anchor, message)

@@ -52,16 +52,10 @@ devices (`- name: gpu`), or remove the entry from `spec.resourceClaims`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.dra import container_claims, pod_claims
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 from gpulint.validate.schema import closest
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU802",

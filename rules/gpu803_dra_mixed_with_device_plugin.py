@@ -93,9 +93,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gpulint.findings import Severity
 from gpulint.model.dra import (
     DEVICE_CLASS,
     GPU_DEVICE_CLASSES,
@@ -109,11 +108,7 @@ from gpulint.model.dra import (
     pod_claims,
 )
 from gpulint.model.gpu import NVIDIA_GPU, NVIDIA_SHARED, gpu_entries, is_mig_resource
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Anchor, Context
+from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU803",
@@ -184,7 +179,7 @@ def collect(resource: Resource, ctx: Context) -> list[Any]:
 
 
 @rule.finalizer
-def finalize(facts: list[Any], ctx: Context) -> Iterator[tuple[Anchor, str]]:
+def finalize(facts: list[Any], ctx: Context) -> Iterator[Report]:
     objects = [f for f in facts if isinstance(f, ClaimObject)]
     classes = [f for f in facts if isinstance(f, _Class)]
     gpu_classes = set(GPU_DEVICE_CLASSES) | {c.name for c in classes if c.selects_gpus}
@@ -205,7 +200,7 @@ def finalize(facts: list[Any], ctx: Context) -> Iterator[tuple[Anchor, str]]:
         if not used or key in reported:
             continue
         reported.add(key)
-        yield (
+        yield Report.placed(
             mix.anchor,
             f"container {mix.container!r} gets GPUs from DRA claim {mix.entry!r} ({mix.kind} "
             f"{mix.target!r}, device class {', '.join(used)}) and also requests "

@@ -67,9 +67,8 @@ message suggests.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gpulint.findings import Severity
 from gpulint.model.dra import (
     CLAIM,
     DEVICE_CLASS,
@@ -79,12 +78,8 @@ from gpulint.model.dra import (
     is_dra_object,
     split_api_version,
 )
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 from gpulint.validate import schema as schema_check
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
 
 rule = Rule(
     "GPU805",
@@ -137,11 +132,11 @@ def _show(value: Any) -> str:
 
 def _explain(resource: Resource, version: str, problem: schema_check.SchemaProblem) -> str | None:
     """The message for one schema problem; None when another message already covers it."""
-    if problem.message.startswith("unknown key"):
+    if problem.keyword == "additionalProperties":
         return _unknown_key(resource, version, problem.path, problem.message)
-    if problem.message.endswith("is a required property"):
-        return _missing(resource.obj, problem.path, problem.message.split("'")[1])
-    return _wrong_value(resource.obj, version, problem.path, problem.message)
+    if problem.keyword == "required" and "property" in problem.params:
+        return _missing(resource.obj, problem.path, problem.params["property"])
+    return _wrong_value(resource.obj, version, problem)
 
 
 def _unknown_key(resource: Resource, version: str, path: tuple, message: str) -> str | None:
@@ -189,9 +184,10 @@ def _missing(obj: Any, path: tuple, field: str) -> str | None:
     return f"{where} is missing; the API server rejects the object: {where}: Required value"
 
 
-def _wrong_value(obj: Any, version: str, path: tuple, message: str) -> str:
+def _wrong_value(obj: Any, version: str, problem: schema_check.SchemaProblem) -> str:
+    path, keyword = problem.path, problem.keyword
     value = _show(_get(obj, path))
-    if "should not be valid under" in message and _is_request(path):
+    if keyword == "not" and _is_request(path):
         first = "exactly" if version in EXACTLY_VERSIONS else "deviceClassName"
         return (
             f"request {_get(obj, path + ('name',))!r} sets both {first} and firstAvailable; "
@@ -208,12 +204,12 @@ def _wrong_value(obj: Any, version: str, path: tuple, message: str) -> str:
             f"cel must be a mapping with an expression, not {value}; "
             "the API server rejects the selector"
         )
-    if "is not of type" in message:
-        types = message.split("is not of type ")[1].split("'")[1::2]
+    if keyword == "type":
+        types = problem.params["types"]
         return f"{dotted(path)} must be {' or '.join(_TYPES.get(t, t) for t in types)}, not {value}"
-    if "is less than the minimum" in message:
-        return f"{dotted(path)} must be at least 1, not {value}"
-    return f"{dotted(path)}: {message}"
+    if keyword == "minimum":
+        return f"{dotted(path)} must be at least {problem.params['minimum']}, not {value}"
+    return f"{dotted(path)}: {problem.message}"
 
 
 @rule.resource_check

@@ -86,17 +86,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model import workloads
 from gpulint.model.crds import RAY_CLUSTER_SPEC
 from gpulint.model.gpu import as_fraction, count_unknown, total_gpus
-from gpulint.model.resource import PodSpec, Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU901",
@@ -116,7 +110,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     cluster = RAY_CLUSTER_SPEC.get(resource.kind)
     if cluster is None or not resource.api_version.startswith("ray.io/"):
         return
-    groups = [(cluster + ("headGroupSpec",), "head")]
+    groups: list[tuple[tuple, str]] = [(cluster + ("headGroupSpec",), "head")]
     workers = workloads.get(resource.obj, cluster + ("workerGroupSpecs",))
     if isinstance(workers, list):
         for i, group in enumerate(workers):

@@ -324,7 +324,14 @@ def test_gpu407_across_several_paths(tmp_path, write):
     assert where(found) == [("GPU407", 9, 14)]
     assert found[0]["path"].endswith("cp.yaml")
     message = found[0]["message"]
-    assert "deploys device plugin v0.14.5" in message and "v0.17.0 (" in message
+    assert message.startswith(
+        "ClusterPolicy gpu-cluster-policy deploys device plugin v0.14.5, while other linted "
+        "files deploy v0.17.0; "
+    )
+    # the first file that deploys the other version, as a related location
+    (other,) = found[0]["related"]
+    assert other["path"].endswith("a/ds.yaml") and (other["line"], other["column"]) == (12, 16)
+    assert other["message"] == "DaemonSet nvidia-device-plugin deploys device plugin v0.17.0"
     # one version everywhere: silent
     only = findings_json(str(a), str(b), "--select", "GPU407")["findings"]
     assert only == []

@@ -116,39 +116,19 @@ LAZY: dict[tuple[str, str], str] = {
     ): "fixer, apply and difflib: ~1.9 ms, only with --fix or --diff",
     ("gpulint.cli.fix_options", "gpulint.fix.apply"): "with the fixer",
     ("gpulint.cli.fix_options", "difflib"): "difflib: ~0.9 ms, only with --diff",
+    # Plugin entry points: importlib.metadata only when an installed package declares one.
+    ("gpulint.rules.registry", "importlib.metadata"): "importlib.metadata: ~19 ms (loaded machine)",
     # Tracebacks only with --debug.
     ("gpulint.engine.run", "traceback"): "traceback: ~0.9 ms",
     ("gpulint.cli.main", "traceback"): "traceback: ~0.9 ms",
 }
 
-# TEMPORARY (issue 12, branch i12-api): violations inside the files of the public rule
-# API work (gpulint/rules/*, rules/*, gpulint/filter/suppress.py). The integrator
-# clears these as that branch lands; each entry is (importer, imported).
-TEMPORARY_FUNCTION_LEVEL: set[tuple[str, str]] = {
-    ("gpulint.filter.suppress", "gpulint.engine.run"),
-    ("gpulint.filter.suppress", "gpulint.model.resource"),
-    ("gpulint.filter.suppress", "gpulint.model.workloads"),
-    ("gpulint.filter.suppress", "gpulint.filter.baseline"),
-    ("gpulint.filter.suppress", "gpulint.rules.registry"),
-    ("gpulint.rules.registry", "inspect"),
-    ("gpulint.rules.registry", "importlib"),
-    ("gpulint.rules.registry", "importlib.metadata"),
-    ("gpulint.rules.registry", "pkgutil"),
-    ("gpulint.rules.registry", "os"),
-    ("gpulint.rules.registry", "sys"),
-    ("gpulint.rules.registry", "gpulint.rules.builtin"),
-    ("gpulint.rules.custom", "gpulint.model.workloads"),
-    ("gpulint.rules.custom", "json"),
-    (f"{PACK}.gpu504_mig_strategy_mismatch", "gpulint.model.scheduling"),
-}
-TEMPORARY_LAYER: set[tuple[str, str]] = {
-    # suppress.py reaches up into the engine for json_pointer and place
-    ("gpulint.filter.suppress", "gpulint.engine.run"),
-    # rules/facts.py and the pack type their hooks with the engine's Context and Anchor
-    ("gpulint.rules.facts", "gpulint.engine.run"),
-}
-# Every pack module types its hooks with engine.run.Context (TYPE_CHECKING): one entry for all.
-TEMPORARY_PACK_IMPORTS: set[str] = {"gpulint.engine.run", "gpulint.rules.registry"}
+# Once-temporary allowlists of the rule-API work (issue 12, branch i12-api): empty now that
+# it has landed; kept so a new exception has one visible place (each entry is (importer,
+# imported)).
+TEMPORARY_FUNCTION_LEVEL: set[tuple[str, str]] = set()
+TEMPORARY_LAYER: set[tuple[str, str]] = set()
+TEMPORARY_PACK_IMPORTS: set[str] = set()
 
 
 @dataclass(frozen=True)

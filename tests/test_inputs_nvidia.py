@@ -208,7 +208,10 @@ def test_values_file_in_a_folder_with_workloads(tmp_path, write):
     found = findings_json(str(tmp_path / "deploy"), "--select", "GPU504")["findings"]
     assert where(found) == [("GPU504", 11, 9)]
     assert found[0]["path"].endswith("pod.yaml")
-    assert "single (" in found[0]["message"] and "values.yaml:1" in found[0]["message"]
+    assert "uses MIG strategy single;" in found[0]["message"]
+    (other,) = found[0]["related"]
+    assert other["path"].endswith("values.yaml") and (other["line"], other["column"]) == (1, 14)
+    assert other["message"] == "nvidia-device-plugin values: MIG strategy single"
 
 
 def test_other_nvidia_charts_values_are_not_the_device_plugins(tmp_path):

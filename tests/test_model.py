@@ -179,3 +179,28 @@ def test_kinds_the_table_does_not_list_have_no_pod_specs_of_their_own():
     documents, _ = parse(Source("w.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n"))
     (resource,) = resources_of(documents[0])
     assert resource.pod_specs == []
+
+
+_CALLS: list[str] = []
+
+
+def _count_containers(resource, label: str) -> int:
+    _CALLS.append(label)
+    return len(resource.containers)
+
+
+def test_shared_facts_are_computed_once_per_resource_and_released_with_it():
+    from gpulint.model.resource import release, shared
+
+    text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+    text += "spec: {containers: [{name: a}, {name: b}]}\n"
+    documents, _ = parse(Source("p.yaml", text))
+    (resource,) = resources_of(documents[0])
+    assert next(resources_of(documents[0])) is resource  # the document's views are shared
+    _CALLS.clear()
+    assert [shared(resource, _count_containers, "first") for _ in range(3)] == [2, 2, 2]
+    assert _CALLS == ["first"]
+    assert [c.name for c in resource.containers] == ["a", "b"]  # a property, like a pod spec's
+    release(documents[0])
+    assert resource.memo == {} and documents[0].memo == {}
+    assert "pod_specs" not in resource.__dict__

@@ -6,10 +6,10 @@ import textwrap
 
 import pytest
 
-from gpulint.engine.run import locate
 from gpulint.inputs.sources import Source
 from gpulint.model.resource import resources_of
 from gpulint.yaml.parse import parse
+from gpulint.yaml.positions import locate
 
 
 def docs(text: str, path: str = "f.yaml"):

@@ -23,8 +23,7 @@ pytestmark = pytest.mark.slow
 PLUGIN = '''\
 """Acme's GPU rules."""
 
-from gpulint.findings import Severity
-from gpulint.rules.registry import Report, Rule
+from gpulint.rules.api import Report, Rule, Severity
 
 _DOC = """
 ## What it checks

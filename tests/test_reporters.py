@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gpulint import report
-from gpulint.findings import Finding, Location, ResourceRef, RunResult, Severity
+from gpulint.findings import Finding, Location, Related, ResourceRef, RunResult, Severity
 from gpulint.report import github
 from tests.conftest import run_cli
 
@@ -131,5 +131,45 @@ def test_json_is_the_documented_structure():
     assert set(first) == {
         "code", "name", "severity", "message", "path", "line", "column", "endLine",
         "endColumn", "pointer", "resource", "container", "template", "templateLocation",
-        "suppressed", "suppression", "fingerprint", "fix",
+        "related", "suppressed", "suppression", "fingerprint", "fix",
     }  # fmt: skip
+
+
+def _with_related() -> RunResult:
+    finding = Finding(
+        "GPU407",
+        "device-plugin-version-drift",
+        Severity.WARNING,
+        "DaemonSet a deploys device plugin v0.14.5, while other linted files deploy v0.17.0",
+        Location("a/ds.yaml", 12, 16, 12, 61),
+        related=(Related(Location("b/values.yaml", 3, 8, 3, 15), "values deploy v0.17.0"),),
+    )
+    return RunResult([finding], [], [])
+
+
+def test_related_locations_in_every_format():
+    import jsonschema
+
+    result = _with_related()
+    text = report.render("text", result).splitlines()
+    assert text[1] == "    related: b/values.yaml:3:8: values deploy v0.17.0"
+    (found,) = json.loads(report.render("json", result))["findings"]
+    assert found["related"] == [
+        {
+            "path": "b/values.yaml",
+            "line": 3,
+            "column": 8,
+            "endLine": 3,
+            "endColumn": 15,
+            "message": "values deploy v0.17.0",
+        }
+    ]
+    log = json.loads(report.render("sarif", result))
+    jsonschema.validate(log, sarif_schema())
+    (related,) = log["runs"][0]["results"][0]["relatedLocations"]
+    assert related["message"]["text"] == "values deploy v0.17.0"
+    physical = related["physicalLocation"]
+    assert physical["artifactLocation"]["uri"] == "b/values.yaml"
+    assert physical["region"]["startLine"] == 3 and physical["region"]["startColumn"] == 8
+    github_line = report.render("github", result)
+    assert github_line.rstrip("\n").endswith("%0Arelated: b/values.yaml:3: values deploy v0.17.0")

@@ -462,3 +462,20 @@ def test_exactly_and_first_available_together(tmp_path):
 def test_placeholder_template_names_are_not_judged(tmp_path):
     text = template() + "---" + pod("resourceClaimTemplateName: gpu-${SUFFIX}")
     assert lint(tmp_path, text, "--select", "GPU801") == []
+
+
+def test_schema_problems_carry_keyword_and_params():
+    # GPU805 builds its messages from these, never from jsonschema's English.
+    from gpulint.validate import schema as schema_check
+
+    claim = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "c"},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"count": "two"}}]}},
+    }
+    problems = schema_check.check(claim, "dra-resourceclaim.schema.json")
+    found = {(p.keyword, p.path, tuple(sorted(p.params.items()))) for p in problems}
+    request = ("spec", "devices", "requests", 0, "exactly")
+    assert ("required", request, (("property", "deviceClassName"),)) in found
+    assert ("type", request + ("count",), (("types", ("integer",)),)) in found

@@ -17,7 +17,7 @@ def test_a_keyword_of_ones_own_reports_through_the_same_problems() -> None:
         {"type": "object", "properties": {"gpus": {"atMost": 2}}}, {"atMost": _at_most}
     )
     assert schema_check.check({"gpus": 3}, validator) == [
-        schema_check.SchemaProblem(("gpus",), "3 is more than 2", "value")
+        schema_check.SchemaProblem(("gpus",), "3 is more than 2", "value", "atMost")
     ]
     assert schema_check.check({"gpus": 2}, validator) == []
 

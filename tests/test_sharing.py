@@ -29,6 +29,14 @@ spec:
 MIG = "            nvidia.com/mig-1g.10gb: 1\n"
 
 
+def _related(finding: dict) -> list[tuple[str, int, int, str]]:
+    """(file name, line, column, message) of each related location of a JSON finding."""
+    return [
+        (r["path"].rsplit("/", 1)[-1], r["line"], r["column"], r["message"])
+        for r in finding["related"]
+    ]
+
+
 def _policy(strategy: str) -> str:
     return (
         "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n"
@@ -45,8 +53,9 @@ def test_gpu504_single_in_cluster_policy(tmp_path, write):
     found = findings_json(str(tmp_path), "--select", "GPU504")["findings"]
     assert where(found) == [("GPU504", 14, 13)]
     assert found[0]["path"].endswith("job.yaml")
-    assert "MIG strategy single (" in found[0]["message"]
-    assert "policy.yaml:7" in found[0]["message"]
+    assert "uses MIG strategy single;" in found[0]["message"]
+    assert "policy.yaml" not in found[0]["message"]  # the other file is a related location
+    assert _related(found[0]) == [("policy.yaml", 7, 15, "ClusterPolicy p: MIG strategy single")]
 
 
 def test_gpu504_quiet_with_mixed_or_unknown(tmp_path, write):
@@ -78,7 +87,10 @@ def test_gpu504_default_none_of_a_daemonset_and_a_config_map_entry(tmp_path, wri
     write("job.yaml", _workload("Job", MIG))
     found = findings_json(str(tmp_path), "--select", "GPU504")["findings"]
     assert where(found) == [("GPU504", 14, 13)]
-    assert "MIG strategy none (" in found[0]["message"]
+    assert "uses MIG strategy none;" in found[0]["message"]
+    assert _related(found[0]) == [
+        ("ds.yaml", 10, 16, "DaemonSet nvidia-device-plugin: MIG strategy none")
+    ]
     # a second deployment whose chart config.map offers mixed: some nodes can serve MIG
     write(
         "values.yaml",
@@ -157,6 +169,15 @@ def test_gpu601_resource_replicated_by_a_config_in_another_path(tmp_path, write)
     assert where(found) == [("GPU601", 12, 9)]
     message = found[0]["message"]
     assert "ConfigMap time-slicing-config" in message and "time-slicing x4" in message
+    assert "time-slicing.yaml" not in message
+    assert _related(found[0]) == [
+        (
+            "time-slicing.yaml",
+            6,
+            3,
+            "config 'any' in ConfigMap time-slicing-config shares nvidia.com/gpu by time-slicing",
+        )
+    ]
     # alone, the pod is not known to share anything
     assert findings_json(str(pod), "--select", "GPU601")["findings"] == []
 
@@ -200,6 +221,9 @@ def test_gpu602_mps_config_rejects_by_default(tmp_path, write):
     assert where(found) == [("GPU602", 14, 13)]
     assert "the kubelet rejects it" in found[0]["message"]
     assert "config 'default' in config.map" in found[0]["message"]
+    assert _related(found[0]) == [
+        ("values.yaml", 3, 5, "config 'default' in config.map shares nvidia.com/gpu by mps")
+    ]
 
 
 def test_gpu504_resource_served_by_a_dra_device_class(tmp_path, write):

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from tests import test_helm
-from tests.conftest import run_cli
+from tests.conftest import findings_json, run_cli
 from tests.test_reporters import sarif_schema
 
 # GPU101 at 12:11 (the request without a limit).
@@ -423,3 +423,46 @@ def test_cross_file_finding_is_suppressed_in_its_own_file(tmp_path, monkeypatch,
     found = [(f["code"], f["path"], f["suppressed"]) for f in report["findings"]]
     assert found == [("GPU407", "legacy.yaml", True)]
     assert report["findings"][0]["suppression"] == {"kind": how, "reason": "retired in Q3"}
+
+
+TEAM_CONFIG = """\
+custom-rules:
+  - code: TEAM002
+    name: gpu-pod-team-label
+    message: GPU pods carry a team label
+    target: Pod
+    match: {gpu: true}
+    schema:
+      type: object
+      required: [metadata]
+      properties:
+        metadata:
+          type: object
+          required: [labels]
+"""
+
+
+def test_unselected_custom_rule_is_known_to_gpu001(tmp_path, monkeypatch):
+    # A suppression names a rule of the config file that --select leaves out: GPU001 asks
+    # the run's registry (built-ins plus custom rules), not the built-in one.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".gpulint.yaml").write_text(TEAM_CONFIG)
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\n"
+        "kind: Pod\n"
+        "metadata:\n"
+        "  name: p\n"
+        "spec:\n"
+        "  containers:\n"
+        "  - name: c  # gpulint: disable=TEAM002 labels come from the namespace\n"
+        "    image: nvcr.io/nvidia/pytorch:24.05-py3\n"
+        "    resources: {limits: {nvidia.com/gpu: 1}}\n"
+    )
+    found = findings_json("pod.yaml", "--select", "GPU001,GPU101")["findings"]
+    assert [(f["code"], f["line"], f["column"]) for f in found] == [("GPU001", 7, 14)]
+    assert found[0]["message"] == (
+        "suppression comment 'disable=TEAM002': TEAM002 did not run (not selected), "
+        "so it silences nothing"
+    )
+    listed = run_cli("rules")
+    assert "TEAM002" in listed.output

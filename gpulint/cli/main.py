@@ -259,6 +259,11 @@ def explain(rule: str) -> None:
         f"# {found.code} {found.name} ({found.severity})\n\n{found.summary}\n\n{fixes}\n\n"
         f"{found.doc}"
     )
+    if found.options:
+        shown = "\n".join(f"- {o.shown()}" for o in found.options)
+        click.echo(
+            f"\n## Options\nSet in .gpulint.yaml under rules: {{{found.code}: {{...}}}}.\n{shown}"
+        )
 
 
 def debug_from_environment() -> bool:

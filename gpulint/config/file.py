@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpulint.config.settings import Exemption
 from gpulint.findings import InputError, Severity
 from gpulint.inputs.sources import decode
 from gpulint.rules import custom as custom_rules
 from gpulint.rules.registry import Registry, Rule
+from gpulint.validate import quick
 from gpulint.validate import schema as schema_check
 from gpulint.yaml import positions
 from gpulint.yaml.parse import Document, parse
@@ -94,6 +96,7 @@ def load_config(path: str, registry: Registry) -> Config:
     errors.extend(rule_errors)
     known = Registry(list(registry) + config.custom_rules) if not rule_errors else registry
     errors.extend(_unknown_rules(values, known, locate))
+    errors.extend(_rule_option_errors(values, known, locate))
     if errors:
         raise ConfigError(sorted(errors, key=InputError.sort_key))
     config.exemptions = tuple(_exemption(e, known) for e in values.get("exemptions", ()))
@@ -157,6 +160,45 @@ def _unknown_rules(values: dict, registry: Registry, locate: _Locator) -> list[I
                 path = ("exemptions", i, "rules", j)
                 errors.append(locate(path, f"unknown rule {selector!r}", "value"))
     return errors
+
+
+def _rule_option_errors(values: dict, registry: Registry, locate: _Locator) -> list[InputError]:
+    """The ``rules`` section against the options the rules declare."""
+    section = values.get("rules") or {}
+    errors: list[InputError] = []
+    seen: dict[str, str] = {}  # rule code -> the key that configured it
+    for key in section:
+        rule = registry.get(key)
+        if rule is None:
+            errors.append(locate(("rules", key), f"unknown rule {key!r}"))
+        elif not rule.options:
+            errors.append(locate(("rules", key), f"{rule.code} has no options"))
+        elif rule.code in seen:
+            errors.append(
+                locate(
+                    ("rules", key),
+                    f"{rule.code} is configured twice ({seen[rule.code]!r} and {key!r})",
+                )
+            )
+        else:
+            seen[rule.code] = key
+    if errors or not section:
+        return errors
+    schema = registry.options_schema()
+    if quick.certainly_valid(section, schema):
+        return []  # jsonschema is imported only when the quick check cannot vouch
+    problems = schema_check.check(section, schema_check.make_validator(schema))
+    return [locate(("rules",) + p.path, p.message, p.at) for p in problems]
+
+
+def rule_options(values: dict, registry: Registry) -> dict[str, dict[str, Any]]:
+    """Rule code -> option -> value, from the ``rules`` section (keyed by code or name)."""
+    found: dict[str, dict[str, Any]] = {}
+    for key, options in (values.get("rules") or {}).items():
+        rule = registry.get(key)
+        if rule is not None:
+            found.setdefault(rule.code, {}).update(options)
+    return found
 
 
 def _exemption(entry: dict, registry: Registry) -> Exemption:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from gpulint.config import cluster
-from gpulint.config.file import Config, severity_map
+from gpulint.config.file import Config, rule_options, severity_map
 from gpulint.config.settings import Settings
 from gpulint.findings import Severity
 from gpulint.rules.registry import Registry
@@ -28,6 +28,7 @@ def apply_config(
     if values.get("severity"):
         settings.severity = severity_map(values, registry)
     cluster.apply(values, settings, config.path if config else ".gpulint.yaml")
+    settings.rule_options = rule_options(values, registry)
     if values.get("require-reason", False):
         settings.require_reason = True
     if config is not None:

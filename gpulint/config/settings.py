@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpulint.findings import Finding, Severity
 
@@ -103,6 +104,9 @@ class Settings:
     fail_on: Severity = Severity.WARNING
     gpu_taint_keys: tuple[str, ...] = DEFAULT_GPU_TAINT_KEYS
     max_gpus_per_node: int = DEFAULT_MAX_GPUS_PER_NODE
+    # Rule code -> option -> value, as the config file sets them (rules read them through
+    # ctx.option, which falls back to the declared default).
+    rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Clusters running the ExtendedResourceToleration admission plugin tolerate
     # GPU taints automatically for pods that request GPUs.
     extended_resource_toleration: bool = False

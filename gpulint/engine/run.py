@@ -16,15 +16,7 @@ from typing import Any
 from gpulint.config.settings import Settings
 from gpulint.engine.workers import lint_all
 from gpulint.filter import suppress
-from gpulint.findings import (
-    Finding,
-    HeldBack,
-    InputError,
-    Location,
-    ResourceRef,
-    RunResult,
-    Severity,
-)
+from gpulint.findings import Finding, HeldBack, InputError, RunResult
 from gpulint.fix.attach import fix_info
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import idle_rules
@@ -34,43 +26,11 @@ from gpulint.inputs.sources import Source
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
 from gpulint.report.held import detail_lines
-from gpulint.rules.registry import Registry, Report, Rule, default_registry
-from gpulint.yaml import positions
+from gpulint.rules.anchor import Anchor
+from gpulint.rules.registry import Registry, default_registry
+from gpulint.rules.rule import Context, Report, Rule
 from gpulint.yaml.parse import Document, documents
-
-
-@dataclass(frozen=True, slots=True)
-class Anchor:
-    """A resolved place to report from a cross-file rule (picklable, tree-free)."""
-
-    location: Location
-    pointer: str
-    resource: ResourceRef | None
-    container: str | None
-    template: str | None
-    template_location: Location | None = None
-
-
-@dataclass
-class Context:
-    settings: Settings
-    rules: list[Rule]
-    facts: dict[str, list[Any]] = field(default_factory=dict)
-    idle: frozenset[str] = frozenset()  # rules whose collectors have nothing to pair with
-    profile: ClusterProfile = field(default_factory=ClusterProfile)  # what the run knows
-
-    def anchor(
-        self, resource: Resource, path: tuple, container: str | None = None, at: str = "key"
-    ) -> Anchor:
-        location, pointer, template, at_template = place(
-            resource.doc, resource.prefix + tuple(path), at
-        )
-        return Anchor(location, pointer, resource.ref, container, template, at_template)
-
-    def document_anchor(self, doc: Document, path: tuple, at: str = "key") -> Anchor:
-        """A place in a document that is not a resource (a values or config file)."""
-        location, pointer, template, at_template = place(doc, tuple(path), at)
-        return Anchor(location, pointer, None, None, template, at_template)
+from gpulint.yaml.positions import place
 
 
 @dataclass
@@ -85,38 +45,6 @@ class FileResult:
     directives: list[Any] = field(default_factory=list)  # suppressions found (suppress.py)
 
 
-def json_pointer(path: Iterable[Any]) -> str:
-    parts = [p if type(p) is str else str(p) for p in path]
-    if not parts:
-        return ""
-    joined = "/".join(parts)
-    if "~" in joined or joined.count("/") != len(parts) - 1:  # escape only when needed
-        joined = "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts)
-    return "/" + joined
-
-
-def locate(doc: Document, path: tuple, at: str = "key") -> tuple[Location, str]:
-    (line, column, end_line, end_column), _found = positions.resolve(doc.node, path, at)
-    return Location(doc.source.path, line, column, end_line, end_column), json_pointer(path)
-
-
-def place(doc: Document, path: tuple, at: str = "key") -> tuple:
-    """(location, pointer, template, template location): a renderer's mapper may move
-    the location to the template or origin file the document came from."""
-    location, pointer = locate(doc, path, at)
-    mapper = doc.source.meta.get("mapper")
-    if mapper is None:
-        return location, pointer, doc.template, None
-    location, template, at_template = mapper(doc, path, at, location)
-    return location, pointer, template, at_template
-
-
-def effective_severity(rule: Rule, settings: Settings, own: Severity | None = None) -> Severity:
-    """The config file's severity for the rule, else the finding's own tier, else the rule's."""
-    configured = settings.severity.get(rule.code) or settings.severity.get(rule.name)
-    return configured or own or rule.severity
-
-
 def make_finding(
     rule: Rule,
     settings: Settings,
@@ -126,38 +54,15 @@ def make_finding(
     resource: Resource | None,
     profile: ClusterProfile | None = None,
 ) -> Finding:
-    location, pointer, template, at_template = place(doc, prefix + tuple(report.path), report.at)
-    known = profile or ClusterProfile()
+    """A check's report: its path is resolved in the document being linted."""
     fix = None if report.fix is None else fix_info(doc, prefix, report.fix, rule.fix)
-    return Finding(
-        code=rule.code,
-        name=rule.name,
-        severity=effective_severity(rule, settings, report.severity),
-        message=report.message,
-        location=location,
-        pointer=pointer,
-        resource=resource.ref if resource else None,
-        container=report.container,
-        template=template,
-        template_location=at_template,
-        held=tuple(fact for fact in report.needs if not known.knows(fact)),
-        fix=fix,
-    )
-
-
-def finding_from_anchor(rule: Rule, settings: Settings, anchor: Anchor, message: str) -> Finding:
-    return Finding(
-        code=rule.code,
-        name=rule.name,
-        severity=effective_severity(rule, settings),
-        message=message,
-        location=anchor.location,
-        pointer=anchor.pointer,
-        resource=anchor.resource,
-        container=anchor.container,
-        template=anchor.template,
-        template_location=anchor.template_location,
-    )
+    if report.anchor is None:
+        path = prefix + tuple(report.path)
+        location, pointer, template, at_template = place(doc, path, report.at)
+        ref = resource.ref if resource else None
+        anchor = Anchor(location, pointer, ref, report.container, template, at_template)
+        return rule.placed_finding(report, settings, anchor, profile, fix)
+    return rule.placed_finding(report, settings, profile=profile, fix=fix)
 
 
 def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
@@ -270,7 +175,12 @@ def _lint_target(target: Target, ctx: Context, readers: Readers) -> FileResult:
 
 def build_context(settings: Settings, registry: Registry | None = None) -> Context:
     registry = registry or default_registry()
-    return Context(settings, registry.select(settings.select, settings.ignore))
+    return Context(
+        settings,
+        registry.select(settings.select, settings.ignore),
+        known_codes=frozenset(r.code for r in registry),
+        known_names=frozenset(r.name for r in registry),
+    )
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:
@@ -309,8 +219,8 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
             ctx.facts.setdefault(code, []).extend(facts)
     for rule in ctx.rules:
         if rule.finalize is not None:
-            for anchor, message in rule.finalize(ctx.facts.get(rule.code, []), ctx) or ():
-                findings.append(finding_from_anchor(rule, ctx.settings, anchor, message))
+            for report in rule.finalize(ctx.facts.get(rule.code, []), ctx) or ():
+                findings.append(rule.placed_finding(report, ctx.settings, profile=ctx.profile))
     suppress.finish(ctx, findings, directives)  # held findings still use their suppressions
     findings = _unique(findings)
     held = held_back(findings, ctx.rules)

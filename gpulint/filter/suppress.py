@@ -3,8 +3,9 @@
 Per source (inside ``lint_source``, so it runs in worker processes too):
 :func:`scan` finds the directives (picklable) and :func:`apply` marks the
 findings of that source. Once all files are read, :func:`finish` matches the
-cross-file findings, reports directives that expired, lack a reason or matched
-nothing (rules GPU001-GPU003), then applies config exemptions and the baseline.
+cross-file findings, hands the directives to the rules' directive checks (GPU001-GPU003
+report those that expired, lack a reason or matched nothing), then applies config
+exemptions and the baseline.
 
 Directive forms::
 
@@ -22,16 +23,18 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
-from gpulint.findings import Finding, InputError, Location, ResourceRef, Severity, Suppression
-
-ANNOTATION_PREFIX = "ignore-check.gpulint.io/"
-ANNOTATION_ALL = "gpulint.io/ignore-all"
-ALL = "all"
-UNUSED, NO_REASON, EXPIRED = "GPU001", "GPU002", "GPU003"
-META_RULES = (UNUSED, NO_REASON, EXPIRED)
+from gpulint.config.settings import Settings
+from gpulint.filter import baseline
+from gpulint.findings import Finding, InputError, Location, ResourceRef, Suppression
+from gpulint.inputs.sources import Source
+from gpulint.model.resource import resources_of
+from gpulint.model.workloads import get
+from gpulint.rules.directives import ALL, ANNOTATION_ALL, ANNOTATION_PREFIX, Directive
+from gpulint.rules.rule import Context
+from gpulint.yaml.parse import Document
+from gpulint.yaml.positions import json_pointer, place
 
 # `#` starts a YAML comment at the line start or after whitespace.
 _COMMENT = re.compile(r"(?:^|(?<=\s))#\s*gpulint:\s*disable(?P<eq>=)?(?P<body>.*)$")
@@ -39,47 +42,6 @@ _SELECTORS = re.compile(r"([A-Za-z0-9-]+(?:\s*,\s*[A-Za-z0-9-]+)*),?")
 _UNTIL = re.compile(r"until=(\S*)")
 # A further comment (`# <- GPU101`) ends the reason; `#123` does not.
 _NEXT_COMMENT = re.compile(r"\s#(?:\s|$)")
-
-
-@dataclass
-class Directive:
-    kind: str  # "comment" or "annotation"
-    location: Location
-    selectors: tuple[str, ...]  # codes or names as written, or ("all",)
-    reason: str | None
-    until: datetime.date | None = None
-    lines: tuple[int, ...] = ()  # comment: the lines it covers
-    resource: ResourceRef | None = None  # annotation: the object it sits on
-    prefix: str = ""  # annotation: JSON pointer of the object or pod template
-    # annotation: files the object's findings are reported in (rendered stream, origin file)
-    files: tuple[str, ...] = ()
-    # A comment in a rendered stream: a copy of a template's comment, never reported itself.
-    quiet: bool = False
-    used: set[str] = field(default_factory=set)  # selectors that matched a finding
-
-    def covers(self, finding: Finding, same_source: bool) -> str | None:
-        """The selector that silences ``finding`` here, if any."""
-        if self.kind == "comment":
-            loc = finding.location
-            if loc.file != self.location.file or loc.line not in self.lines:
-                return None
-        else:
-            if finding.resource != self.resource:
-                return None
-            if not (same_source or finding.location.file in self.files):
-                return None
-            pointer = finding.pointer
-            if self.prefix and not (
-                pointer == self.prefix or pointer.startswith(self.prefix + "/")
-            ):
-                return None
-        for selector in self.selectors:
-            if selector == ALL or selector.upper() == finding.code or selector == finding.name:
-                return selector
-        return None
-
-    def expired(self, today: datetime.date) -> bool:
-        return self.until is not None and self.until < today
 
 
 # -- scanning --------------------------------------------------------------
@@ -143,12 +105,8 @@ def _next_code_line(lines: list[str], index: int) -> int:
     return index + 2
 
 
-def annotations_of(doc: Any) -> list[Directive]:
+def annotations_of(doc: Document) -> list[Directive]:
     """Suppression annotations of a document's resources and their pod templates."""
-    from gpulint.engine.run import json_pointer
-    from gpulint.model.resource import resources_of
-    from gpulint.model.workloads import get
-
     found: list[Directive] = []
     for resource in resources_of(doc):
         sites = [(resource.prefix + ("metadata",), resource.annotations)]
@@ -186,17 +144,15 @@ def _is_directive_key(key: Any) -> bool:
     return isinstance(key, str) and (key == ANNOTATION_ALL or key.startswith(ANNOTATION_PREFIX))
 
 
-def _locate(doc: Any, path: tuple) -> Location:
+def _locate(doc: Document, path: tuple) -> Location:
     """Where findings on this key are reported (a renderer may map it to its origin file)."""
-    from gpulint.engine.run import place
-
     return place(doc, path, "key")[0]
 
 
 # -- applying ---------------------------------------------------------------
 
 
-def _honoured(directive: Directive, settings: Any, today: datetime.date) -> bool:
+def _honoured(directive: Directive, settings: Settings, today: datetime.date) -> bool:
     if directive.expired(today):
         return False
     return not (settings.require_reason and directive.reason is None)
@@ -205,7 +161,7 @@ def _honoured(directive: Directive, settings: Any, today: datetime.date) -> bool
 def apply(
     findings: Iterable[Finding],
     directives: list[Directive],
-    settings: Any,
+    settings: Settings,
     same_source: bool = True,
     today: datetime.date | None = None,
 ) -> None:
@@ -225,7 +181,7 @@ def apply(
         else:
             by_resource.setdefault(d.resource, []).append(d)
     for finding in findings:
-        if finding.suppression is not None or finding.code in META_RULES:
+        if finding.suppression is not None:
             continue
         loc = finding.location
         candidates = by_line.get((loc.file, loc.line), []) + by_resource.get(finding.resource, [])
@@ -237,16 +193,15 @@ def apply(
                 break
 
 
-def finish(ctx: Any, findings: list[Finding], directives: list[Directive]) -> None:
-    """After all files, in place: cross-file findings, directive notes, exemptions, baseline."""
-    from gpulint.filter import baseline
-
+def finish(ctx: Context, findings: list[Finding], directives: list[Directive]) -> None:
+    """After all files, in place: cross-file findings, directive findings, exemptions, baseline."""
     settings = ctx.settings
     today = datetime.date.today()
     if settings.suppressions:
         directives = _merged(directives)
         apply(findings, directives, settings, same_source=False, today=today)
-        findings.extend(_directive_findings(ctx, directives, today))
+        # After apply: findings about directives are never silenced by a directive.
+        findings.extend(directive_findings(ctx, directives, today))
         for finding in findings:
             if finding.suppression is None:
                 for exemption in settings.exemptions:
@@ -257,88 +212,31 @@ def finish(ctx: Any, findings: list[Finding], directives: list[Directive]) -> No
         baseline.apply(findings, settings.baseline, settings.baseline_file)
 
 
-def _directive_findings(
-    ctx: Any, directives: list[Directive], today: datetime.date
+def directive_findings(
+    ctx: Context, directives: list[Directive], today: datetime.date
 ) -> list[Finding]:
-    rules = {r.code: r for r in ctx.rules if r.code in META_RULES}
-    if not rules or not directives:
+    """What the rules with a directive check (GPU001-GPU003) report about the directives."""
+    if not directives:
         return []
-    settings = ctx.settings
-    ran = {r.code for r in ctx.rules} | {r.name for r in ctx.rules}
     found: list[Finding] = []
-
-    def note(code: str, directive: Directive, message: str, severity: Severity | None = None):
-        rule = rules.get(code)
-        if rule is None:
-            return
-        level = severity or settings.severity.get(rule.code) or rule.severity
-        found.append(
-            Finding(
-                code=rule.code,
-                name=rule.name,
-                severity=level,
-                message=message,
-                location=directive.location,
-                resource=directive.resource,
-            )
-        )
-
-    for d in directives:
-        if d.quiet:
-            continue
-        what = _describe(d)
-        if d.expired(today):
-            note(
-                EXPIRED,
-                d,
-                f"{what} expired on {d.until.isoformat()}; "
-                "the findings it silenced are reported again",
-            )
-            continue
-        if d.reason is None:
-            if settings.require_reason:
-                note(
-                    NO_REASON,
-                    d,
-                    f"{what} has no reason and --require-reason is set; it is ignored",
-                    Severity.ERROR,
-                )
-                continue
-            note(NO_REASON, d, f"{what} has no reason; say why the finding is accepted")
-        unused = [s for s in d.selectors if s not in d.used]
-        for selector in unused:
-            note(UNUSED, d, f"{what}: {_why_unused(selector, ran)}")
+    for rule in ctx.rules:
+        if rule.check_directives is not None:
+            for report in rule.check_directives(directives, ctx, today) or ():
+                found.append(rule.placed_finding(report, ctx.settings))
     return found
 
 
-def _describe(d: Directive) -> str:
-    rules = ",".join(d.selectors)
-    if d.kind == "comment":
-        return f"suppression comment 'disable={rules}'"
-    if d.selectors == (ALL,):
-        return f"annotation '{ANNOTATION_ALL}'"
-    return f"annotation '{ANNOTATION_PREFIX}{rules}'"
-
-
-def _why_unused(selector: str, ran: set[str]) -> str:
-    from gpulint.rules.registry import default_registry
-
-    if selector == ALL:
-        return "it silences nothing here (unused suppression)"
-    if selector.upper() in ran or selector in ran:
-        return f"{selector} reports nothing here (unused suppression)"
-    if default_registry().get(selector) is not None:
-        return f"{selector} did not run (not selected), so it silences nothing"
-    return f"there is no rule {selector!r} (unused suppression)"
-
-
-def wanted(source: Any, settings: Any) -> bool:
+def wanted(source: Source, settings: Settings) -> bool:
     """Whether the engine should collect :func:`annotations_of` each document of ``source``."""
     return bool(settings.suppressions) and "gpulint.io/" in source.text
 
 
 def in_source(
-    source: Any, annotations: list[Directive], new: list[Finding], result: Any, settings: Any
+    source: Source,
+    annotations: list[Directive],
+    new: list[Finding],
+    result: Any,
+    settings: Settings,
 ) -> None:
     """The engine's per-source hook: find directives, silence this source's findings.
 

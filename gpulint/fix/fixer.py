@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from gpulint.engine.run import Context, FileResult, lint_source
+from gpulint.engine.run import FileResult, lint_source
 from gpulint.findings import Edit, Finding
 from gpulint.fix import apply
 from gpulint.inputs.sources import Source, read_bytes
 from gpulint.inputs.sources import decode as decode_source
+from gpulint.rules.rule import Context
 
 MAX_PASSES = 50  # each pass fixes at least one finding or rejects one fix
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from gpulint.model import workloads
 from gpulint.model.nodes import NodeView, is_node, node_view
-from gpulint.model.resource import PodSpec, Resource
+from gpulint.model.resource import PodSpec, Resource, shared
 from gpulint.model.scheduler import PodRequirements, pod_requirements
 
 # How a Node object starts in YAML or JSON, written loosely enough to err one way
@@ -51,8 +51,8 @@ class PodFact:
     role: str | None
     pods: int | None  # pods it stands for; None: one per eligible node (DaemonSet) or a template
     req: PodRequirements
-    gpu_anchor: Any  # engine Anchor: the pod's first GPU limit (or request)
-    replicas_anchor: Any | None  # engine Anchor of the replicas/parallelism field, if written
+    gpu_anchor: Any  # rules.anchor.Anchor: the pod's first GPU limit (or request)
+    replicas_anchor: Any | None  # Anchor of the replicas/parallelism field, if written
     selector_anchors: tuple[tuple[tuple, Any], ...]  # requirement path -> Anchor
 
 
@@ -111,10 +111,7 @@ def collect(resource: Resource, ctx: Any) -> list:
 
     GPU210 and GPU211 both collect these: they are built once per resource and shared.
     """
-    facts = resource.extra.get("placement")
-    if facts is None:
-        facts = resource.extra["placement"] = _collect(resource, ctx)
-    return facts
+    return shared(resource, _collect, ctx)
 
 
 def _collect(resource: Resource, ctx: Any) -> list:

@@ -1,11 +1,15 @@
-"""Resources (documents with apiVersion and kind), their pod specs and containers."""
+"""Resources (documents with apiVersion and kind), their pod specs and containers.
+
+Facts that several rules derive from the same resource or document are computed
+once through :func:`shared` and kept in the owner's ``memo`` until :func:`release`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from gpulint.findings import ResourceRef
 from gpulint.model import (
@@ -127,7 +131,8 @@ class Resource:
     api_version: str
     name: str
     namespace: str | None
-    extra: dict = field(default_factory=dict)
+    # Facts derived once and shared by every rule (:func:`shared`); dropped by release().
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
     def ref(self) -> ResourceRef:
@@ -176,9 +181,10 @@ class Resource:
         """Pod specs found by a fallback finder: the kind is not in the workload table."""
         return workloads.lookup(self.kind, self.api_version) is None and bool(self.pod_specs)
 
-    def containers(self) -> Iterator[Container]:
-        for pod in self.pod_specs:
-            yield from pod.containers
+    @property
+    def containers(self) -> list[Container]:
+        """Every container of every pod spec (a property, like :attr:`PodSpec.containers`)."""
+        return [container for pod in self.pod_specs for container in pod.containers]
 
     @property
     def requests_gpu(self) -> bool:
@@ -193,7 +199,7 @@ class Resource:
         """
         for pod in self.__dict__.pop("pod_specs", ()):
             pod.__dict__.pop("containers", None)
-        self.extra.clear()
+        self.memo.clear()
 
 
 def _replicas(obj: dict, site: workloads.PodSite, bound: tuple) -> int | None:
@@ -210,30 +216,42 @@ def _replicas(obj: dict, site: workloads.PodSite, bound: tuple) -> int | None:
     return total
 
 
+T = TypeVar("T")
+
+
+def shared(owner: Resource | Document, compute: Callable[..., T], *args: Any) -> T:
+    """``compute(owner, *args)``, computed once per owner and shared by every rule that asks.
+
+    The one way rules share derived facts: kept in the owner's ``memo``, keyed by the
+    function (so ``compute`` must be a module-level function, and ``args`` the same
+    for the whole run, like the run's context). :func:`release` drops the memo with
+    the owner's views, so an entry that points back at its owner leaves no cycle.
+    """
+    memo = owner.memo
+    if compute in memo:
+        return memo[compute]
+    value = memo[compute] = compute(owner, *args)
+    return value
+
+
 def resources_of(doc: Document) -> Iterator[Resource]:
     """The resources of a document: itself, or the items of a ``kind: List``.
 
     Built once per document, so every rule shares the same views and their
     cached pod specs, containers and GPU counts.
     """
-    global _LAST
-    if _LAST is None or _LAST[0] is not doc:
-        # Only the last document is remembered: a cache on the document itself would
-        # be a reference cycle that keeps every node tree alive until the cyclic GC runs.
-        _LAST = (doc, list(_resources_of(doc)))
-    return iter(_LAST[1])
-
-
-_LAST: tuple[Document, list[Resource]] | None = None
+    return iter(shared(doc, _resource_list))
 
 
 def release(doc: Document) -> None:
-    """Drop the views :func:`resources_of` built for ``doc`` (see :meth:`Resource.release`)."""
-    global _LAST
-    if _LAST is not None and _LAST[0] is doc:
-        for resource in _LAST[1]:
-            resource.release()
-        _LAST = None
+    """Drop what :func:`shared` kept for ``doc`` and its resources (:meth:`Resource.release`)."""
+    for resource in doc.memo.get(_resource_list, ()):
+        resource.release()
+    doc.memo.clear()
+
+
+def _resource_list(doc: Document) -> list[Resource]:
+    return list(_resources_of(doc))
 
 
 def _resources_of(doc: Document) -> Iterator[Resource]:

@@ -41,6 +41,8 @@ def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
         if finding.resource:
             message += f" ({finding.resource.label()}"
             message += f", container {finding.container})" if finding.container else ")"
+        for other in finding.related:  # shown as further lines of the annotation
+            message += f"\nrelated: {other.location.file}:{other.location.line}: {other.message}"
         yield _command(_COMMAND[finding.severity], props, message) + "\n"
     if result.held_back:  # one run-level notice, without a file
         yield f"::notice title=gpulint::{escape_data(summary_line(result.held_back))}\n"

@@ -52,6 +52,10 @@ def finding_to_dict(finding: Finding) -> dict:
         "container": finding.container,
         "template": finding.template,
         "templateLocation": _location(finding.template_location),
+        "related": [
+            {**(_location(other.location) or {}), "message": other.message}
+            for other in finding.related
+        ],
         "suppressed": finding.suppression is not None,
         "suppression": asdict(finding.suppression) if finding.suppression else None,
         "fingerprint": finding.fingerprint(),

@@ -137,7 +137,7 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> so.Result:
     location = so.Location(
         physical_location=_physical(finding.location), logical_locations=logical or None
     )
-    related = []
+    related: list[so.Location] = []
     if finding.template_location is not None:
         related.append(
             so.Location(
@@ -147,8 +147,12 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> so.Result:
             )
         )
     related.extend(
-        so.Location(id=len(related) + i, physical_location=_physical(loc))
-        for i, loc in enumerate(finding.related)
+        so.Location(
+            id=len(related) + i,
+            physical_location=_physical(other.location),
+            message=so.Message(text=other.message),
+        )
+        for i, other in enumerate(finding.related)
     )
     suppressions = None
     if finding.suppression is not None:

@@ -1,4 +1,8 @@
-"""``path:line:col: severity [CODE name] message (Kind ns/name, container NAME)``."""
+"""``path:line:col: severity [CODE name] message (Kind ns/name, container NAME)``.
+
+A finding with related locations is followed by one indented line for each:
+``    related: path:line:col: what is there``.
+"""
 
 from __future__ import annotations
 
@@ -32,6 +36,9 @@ def format_finding(finding: Finding, color: bool = False) -> str:
         line += f" [template {finding.template}]"
     if finding.suppression:
         line += f" [suppressed: {finding.suppression.kind}]"
+    for other in finding.related:  # the other files a cross-file rule compared
+        at = other.location
+        line += f"\n    related: {at.file}:{at.line}:{at.column}: {other.message}"
     return line
 
 

@@ -12,14 +12,16 @@ Two keywords beyond JSON Schema compare Kubernetes quantities exactly:
 from __future__ import annotations
 
 import fnmatch
+import json
 import textwrap
 from collections.abc import Iterator
 from typing import Any
 
 from gpulint.findings import Severity
+from gpulint.model import workloads
 from gpulint.model.quantity import QuantityError, parse_quantity
 from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
+from gpulint.rules.rule import Report, Rule
 from gpulint.validate import schema as schema_check
 
 TARGETS = ("Pod", "PodSpec", "Container", "GPUContainer")
@@ -120,8 +122,6 @@ class SchemaCheck:
 
 def _pod_template(resource: Resource, pod: Any) -> tuple[tuple, Any, None]:
     """The pod template (metadata and spec) around a pod spec; the spec alone if there is none."""
-    from gpulint.model import workloads
-
     meta = pod.metadata_path
     if meta is not None and meta[:-1] == pod.path[:-1]:
         path = pod.path[:-1]
@@ -153,14 +153,12 @@ def build_rule(spec: dict) -> tuple[Rule | None, tuple[tuple, str] | None]:
         spec["message"],
         _doc(spec),
     )
-    rule.check_resource = check
+    rule.resource_check(check)
     return rule, None
 
 
 def _doc(spec: dict) -> str:
     """Documentation for ``gpulint explain``: the description and the schema."""
-    import json
-
     target = spec["target"]
     match = spec.get("match")
     lines = [spec.get("description") or spec["message"], "", "Custom rule from the config file."]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gpulint.model import gpu, infra, scheduling
 from gpulint.model.nvidia import (
@@ -22,12 +22,10 @@ from gpulint.model.nvidia import (
     recognise,
     values,
 )
-from gpulint.model.resource import Container, PodSpec, Resource
+from gpulint.model.resource import Container, PodSpec, Resource, shared
+from gpulint.rules.anchor import Anchor
+from gpulint.rules.rule import Context, Rule
 from gpulint.yaml.parse import Document
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Anchor, Context
-    from gpulint.rules.registry import Rule
 
 MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"
 SHARING_LABEL = "nvidia.com/gpu.sharing-strategy"
@@ -138,31 +136,29 @@ class DocFacts:
 
 
 _EMPTY = DocFacts()
-# The last input asked about: every cross-file rule asks in turn about the same one.
-_LAST: tuple[Any, Any, DocFacts] | None = None
 
 
 def for_resource(resource: Resource, ctx: Context) -> DocFacts:
-    """Facts of one resource (the engine's object, so its pod specs are parsed once)."""
-    global _LAST
-    if _LAST is not None and _LAST[0] is resource and _LAST[1] is ctx:
-        return _LAST[2]
-    found = DocFacts()
-    _resource_facts(resource, ctx, found)
-    _LAST = (resource, ctx, found)
-    return found
+    """Facts of one resource, built once: every cross-file rule asks in turn."""
+    return shared(resource, _facts_of_resource, ctx)
 
 
 def for_document(doc: Document, ctx: Context) -> DocFacts:
     """Facts of a document that is not a resource (chart values, a plugin config file)."""
-    global _LAST
     if recognise.is_resource(doc.data):
         return _EMPTY
-    if _LAST is not None and _LAST[0] is doc and _LAST[1] is ctx:
-        return _LAST[2]
+    return shared(doc, _facts_of_document, ctx)
+
+
+def _facts_of_resource(resource: Resource, ctx: Context) -> DocFacts:
+    found = DocFacts()
+    _resource_facts(resource, ctx, found)
+    return found
+
+
+def _facts_of_document(doc: Document, ctx: Context) -> DocFacts:
     found = DocFacts()
     _document_facts(doc, ctx, found)
-    _LAST = (doc, ctx, found)
     return found
 
 
@@ -175,8 +171,8 @@ def collected_by(rule: Rule) -> Callable[[Pick], Pick]:
 
     def register(pick: Pick) -> Pick:
         # partials of module functions, not closures: rules travel to spawned workers.
-        rule.collect = partial(_picked_from_resource, pick)
-        rule.collect_document = partial(_picked_from_document, pick)
+        rule.collector(partial(_picked_from_resource, pick))
+        rule.document_collector(partial(_picked_from_document, pick))
         return pick
 
     return register
@@ -225,8 +221,8 @@ def _device_plugin_values(
     here = anchor(())
     strategy = values.mig_strategy(data)
     if strategy is not None and isinstance(strategy[1], str):  # the env var beats any config
-        pairs = ((strategy[1], anchor(strategy[0], "value")),)
-        found.strategies.append(StrategyFact(label, here, pairs, True))
+        chosen = ((strategy[1], anchor(strategy[0], "value")),)
+        found.strategies.append(StrategyFact(label, here, chosen, True))
         return  # (a value of another type is dropped by the chart: as if unset)
     if values.external_config(data):
         found.strategies.append(StrategyFact(label, here, (), False))
@@ -410,8 +406,3 @@ def _workload_facts(resource: Resource, pod: PodSpec, ctx: Context, found: DocFa
                     selector,
                 )
             )
-
-
-def where(anchor: Anchor) -> str:
-    """``values.yaml:3`` for messages."""
-    return f"{anchor.location.file}:{anchor.location.line}"

@@ -15,7 +15,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -28,9 +28,16 @@ Keyword = Callable[[Any, Any], "str | None"]
 
 @dataclass(frozen=True)
 class SchemaProblem:
+    """One violation, as data: callers build their own messages from ``keyword`` and
+    ``params``, never from ``message`` (jsonschema's English, kept for display)."""
+
     path: tuple  # to the offending key or value, relative to the validated instance
     message: str
     at: str  # "key" (an unknown or misplaced key) or "value" (a wrong value)
+    keyword: str = ""  # the failing JSON Schema keyword: "required", "type", "minimum"...
+    # What the keyword needed: required {"property"}, additionalProperties {"key",
+    # "allowed"}, type {"types"}, minimum {"minimum"}, enum {"choices"}; else {}.
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 @cache
@@ -76,14 +83,16 @@ def check(instance: Any, schema: str | Any) -> list[SchemaProblem]:
         return []
     validator = _validator(schema) if isinstance(schema, str) else schema
     problems = []
+    reported: dict[tuple, int] = {}  # (path, schema) -> required properties reported so far
     for error in sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path))):
-        problems.extend(_explain(error))
+        problems.extend(_explain(error, reported))
     return problems
 
 
-def _explain(error: Any) -> list[SchemaProblem]:
+def _explain(error: Any, reported: dict[tuple, int]) -> list[SchemaProblem]:
     path = tuple(error.absolute_path)
-    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+    keyword = error.validator
+    if keyword == "additionalProperties" and isinstance(error.instance, dict):
         allowed = set((error.schema.get("properties") or {}).keys())
         patterns = error.schema.get("patternProperties") or {}
         extra = [
@@ -92,12 +101,25 @@ def _explain(error: Any) -> list[SchemaProblem]:
             if k not in allowed and not any(re.search(p, k) for p in patterns)
         ]
         return [
-            SchemaProblem(path + (k,), f"unknown key {k!r}{did_you_mean(k, allowed)}", "key")
+            SchemaProblem(
+                path + (k,),
+                f"unknown key {k!r}{did_you_mean(k, allowed)}",
+                "key",
+                keyword,
+                {"key": k, "allowed": sorted(allowed)},
+            )
             for k in extra
         ]
-    if error.validator == "required":
-        return [SchemaProblem(path, error.message, "key")]
-    if error.validator == "enum":
+    if keyword == "required":
+        # jsonschema yields one error per missing property, in the order ``required``
+        # lists them; the n-th error here is the n-th missing one.
+        missing = [p for p in error.validator_value if p not in error.instance]
+        key = (path, id(error.schema))
+        index = reported.get(key, 0)
+        reported[key] = index + 1
+        found = {"property": missing[index]} if index < len(missing) else {}
+        return [SchemaProblem(path, error.message, "key", keyword, found)]
+    if keyword == "enum":
         choices = [str(c) for c in error.validator_value]
         hint = did_you_mean(str(error.instance), choices)
         return [
@@ -105,9 +127,17 @@ def _explain(error: Any) -> list[SchemaProblem]:
                 path,
                 f"{error.instance!r} is not one of {', '.join(choices)}{hint}",
                 "value",
+                keyword,
+                {"choices": choices},
             )
         ]
-    return [SchemaProblem(path, error.message, "value")]
+    params: dict[str, Any] = {}
+    if keyword == "type":
+        types = error.validator_value
+        params = {"types": (types,) if isinstance(types, str) else tuple(types)}
+    elif keyword in ("minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems"):
+        params = {keyword: error.validator_value}
+    return [SchemaProblem(path, error.message, "value", keyword, params)]
 
 
 class InvalidSchema(Exception):

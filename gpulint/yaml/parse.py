@@ -97,6 +97,8 @@ class Document:
     node: Node
     template: str | None = None  # Helm `# Source:` template path, when known
     duplicates: list[DuplicateKey] = field(default_factory=list)
+    # Facts derived once and shared by every rule (gpulint.model.resource.shared).
+    memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def line(self) -> int:

@@ -7,7 +7,13 @@ missing ``limits`` points at its ``resources``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from gpulint.findings import Location
+from gpulint.yaml.parse import Document
 
 Span = tuple[int, int, int, int]  # 1-based line, column, end line, end column
 
@@ -81,3 +87,33 @@ def resolve(root: Node, path: tuple, at: str = "key") -> tuple[Span, int]:
     if key_node is not None and (at == "key" or depth < len(path)):
         return _entry_span(key_node, node), depth
     return _span(node), depth
+
+
+def json_pointer(path: Iterable[Any]) -> str:
+    parts = [p if type(p) is str else str(p) for p in path]
+    if not parts:
+        return ""
+    joined = "/".join(parts)
+    if "~" in joined or joined.count("/") != len(parts) - 1:  # escape only when needed
+        joined = "/".join(p.replace("~", "~0").replace("/", "~1") for p in parts)
+    return "/" + joined
+
+
+def locate(doc: Document, path: tuple, at: str = "key") -> tuple[Location, str]:
+    """(location, JSON pointer) of ``path`` in ``doc``."""
+    (line, column, end_line, end_column), _found = resolve(doc.node, path, at)
+    return Location(doc.source.path, line, column, end_line, end_column), json_pointer(path)
+
+
+Place = tuple[Location, str, str | None, Location | None]
+
+
+def place(doc: Document, path: tuple, at: str = "key") -> Place:
+    """(location, pointer, template, template location): a renderer's mapper may move
+    the location to the template or origin file the document came from."""
+    location, pointer = locate(doc, path, at)
+    mapper = doc.source.meta.get("mapper")
+    if mapper is None:
+        return location, pointer, doc.template, None
+    location, template, at_template = mapper(doc, path, at, location)
+    return location, pointer, template, at_template

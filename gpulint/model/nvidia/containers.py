@@ -94,7 +94,7 @@ def role(container: Container) -> str:
 def plugin_containers(resource: Resource, init: bool = False) -> Iterator[Container]:
     """Containers running NVIDIA's device plugin or GFD images (init containers on request:
     the chart's config-manager init container runs the plugin image too)."""
-    for container in resource.containers():
+    for container in resource.containers:
         if container.is_init and not container.is_sidecar and not init:
             continue
         if images.image_kind(container.image) is not None:

@@ -1,0 +1,282 @@
+"""A rule: its metadata, its documentation, its typed hooks, what they are given
+(:class:`Context`) and what they yield (:class:`Report`).
+
+A rule is a small module in the rule pack (``rules/``, shipped as
+``gpulint.rules.builtin``) whose docstring is its documentation, in one fixed shape::
+
+    ## What it checks
+    ## Why it matters
+    ## Failing example   (a ```yaml block; `# <- GPU101` marks each reported line)
+    ## Passing example   (a ```yaml block)
+    ## How to fix
+
+The module creates a :class:`Rule` and registers its hooks with the decorators
+(each at most once). Every hook yields :class:`Report`: checks give a path into
+the object, and the engine resolves it; finalizers give an :class:`Anchor`
+resolved when the facts were collected.
+"""
+
+from __future__ import annotations
+
+import datetime
+import inspect
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from gpulint.config.settings import Settings
+from gpulint.findings import Finding, FixInfo, Related, RuleInfo, Severity
+from gpulint.model.profile import ClusterProfile
+from gpulint.model.resource import Resource
+from gpulint.rules.anchor import Anchor
+from gpulint.rules.directives import Directive
+from gpulint.rules.options import Option
+from gpulint.yaml.parse import Document
+from gpulint.yaml.positions import place
+
+SECTIONS = ("What it checks", "Why it matters", "Failing example", "Passing example", "How to fix")
+_CODE = re.compile(r"^[A-Z]+[0-9]{3}$")
+_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_HEADING = re.compile(r"^## (.+?)\s*$", re.MULTILINE)
+_YAML_BLOCK = re.compile(r"```ya?ml\n(.*?)```", re.DOTALL)
+EXPECT_MARK = re.compile(r"#\s*<-\s*([A-Z]+[0-9]{3})")
+
+RelatedPlace = tuple[Anchor, str]
+_NOTHING_KNOWN = ClusterProfile()  # another place the finding concerns, and what is there
+
+
+@dataclass(frozen=True)
+class Report:
+    """What every hook yields: where, what is wrong, and the other places it concerns."""
+
+    path: tuple  # relative to the resource object (or to the document, for document rules)
+    message: str
+    container: str | None = None
+    at: str = "key"  # "key": the mapping entry; "value": the value alone
+    anchor: Anchor | None = None  # a place resolved earlier; then ``path`` is unused
+    related: tuple[RelatedPlace, ...] = ()
+    severity: Severity | None = None  # this finding's tier, when the rule has two
+    # The tier wins over the config file's severity too (GPU002 under --require-reason).
+    final: bool = False
+    # Cluster facts the finding depends on (model/profile.py): without them it is held back.
+    needs: tuple[str, ...] = ()
+    fix: Any = None  # a gpulint.fix.spec.Fix: what --fix may change (paths, as above)
+
+    @classmethod
+    def placed(
+        cls,
+        anchor: Anchor,
+        message: str,
+        related: Iterable[RelatedPlace] = (),
+        severity: Severity | None = None,
+        final: bool = False,
+    ) -> Report:
+        """A report at a place resolved earlier (finalizers, directive checks)."""
+        return cls(
+            (),
+            message,
+            anchor.container,
+            anchor=anchor,
+            related=tuple(related),
+            severity=severity,
+            final=final,
+        )
+
+
+@dataclass
+class Context:
+    """The run as a rule sees it: settings, the rules that run, collected facts."""
+
+    settings: Settings
+    rules: list[Rule]
+    facts: dict[str, list[Any]] = field(default_factory=dict)  # rule code -> collected facts
+    idle: frozenset[str] = frozenset()  # rules whose collectors have nothing to pair with
+    profile: ClusterProfile = field(default_factory=ClusterProfile)  # what the run knows
+    # Every rule the run knows, selected or not, custom rules included (plain strings:
+    # the context travels to worker processes).
+    known_codes: frozenset[str] = frozenset()
+    known_names: frozenset[str] = frozenset()
+
+    def anchor(
+        self, resource: Resource, path: tuple, container: str | None = None, at: str = "key"
+    ) -> Anchor:
+        """The place of ``path`` (relative to ``resource``), to report once all files are read."""
+        location, pointer, template, at_template = place(
+            resource.doc, resource.prefix + tuple(path), at
+        )
+        return Anchor(location, pointer, resource.ref, container, template, at_template)
+
+    def document_anchor(self, doc: Document, path: tuple, at: str = "key") -> Anchor:
+        """A place in a document that is not a resource (a values or config file)."""
+        location, pointer, template, at_template = place(doc, tuple(path), at)
+        return Anchor(location, pointer, None, None, template, at_template)
+
+    def knows(self, selector: str) -> bool:
+        """Whether ``selector`` names a rule of the run (a code, any case, or a name)."""
+        key = selector.strip()
+        return key.upper() in self.known_codes or key.lower() in self.known_names
+
+    def option(self, rule: Rule, name: str) -> Any:
+        """The value of one of ``rule``'s declared options: the config file's, else the default."""
+        declared = rule.option_named(name)
+        return self.settings.rule_options.get(rule.code, {}).get(name, declared.default)
+
+
+Reports = Iterable[Report] | None
+Facts = list[Any] | None  # small picklable values; they travel back from worker processes
+ResourceCheck = Callable[[Resource, Context], Reports]
+DocumentCheck = Callable[[Document, Context], Reports]
+ResourceCollector = Callable[[Resource, Context], Facts]
+DocumentCollector = Callable[[Document, Context], Facts]
+Finalizer = Callable[[list[Any], Context], Reports]
+# Called by the filter stage once all files are read, with every directive found.
+DirectiveCheck = Callable[[list[Directive], Context, datetime.date], Reports]
+
+Hook = TypeVar("Hook", bound=Callable[..., Any])
+
+
+@dataclass
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    doc: str
+    check_resource: ResourceCheck | None = None
+    check_document: DocumentCheck | None = None
+    # Analysis across files: collect small facts per resource, then decide once.
+    collect: ResourceCollector | None = None
+    # Facts from whole documents (values and config files are not resources).
+    collect_document: DocumentCollector | None = None
+    finalize: Finalizer | None = None
+    check_directives: DirectiveCheck | None = None
+    # Collect only when some input of the run matches (the partner objects the
+    # decision needs, such as Nodes; see prescan.py). None: always collect.
+    collect_when: re.Pattern[bytes] | None = None
+    options: tuple[Option, ...] = ()
+    # Whether its reports carry fixes: "safe" (--fix), "unsafe" (--unsafe-fixes) or None.
+    fix: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.fix not in (None, "safe", "unsafe"):
+            raise ValueError(f"rule {self.code} fix must be 'safe', 'unsafe' or None")
+        if not _CODE.match(self.code):
+            raise ValueError(f"rule code {self.code!r} must look like GPU101")
+        if not _NAME.match(self.name):
+            raise ValueError(f"rule name {self.name!r} must be kebab-case")
+        names = [o.name for o in self.options]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.code}: an option is declared twice ({', '.join(names)})")
+        self.doc = inspect.cleandoc(self.doc or "")
+
+    def _register(self, slot: str, fn: Hook) -> Hook:
+        """Set one hook; a second function for the same hook would silently replace the first."""
+        if getattr(self, slot) is not None:
+            raise ValueError(
+                f"{self.code}: {slot} is already registered ({_name(getattr(self, slot))}); "
+                f"a rule has one {slot} hook, so {_name(fn)} would replace it"
+            )
+        setattr(self, slot, fn)
+        return fn
+
+    # Decorators used by rule modules.
+    def resource_check(self, fn: ResourceCheck) -> ResourceCheck:
+        return self._register("check_resource", fn)
+
+    def document_check(self, fn: DocumentCheck) -> DocumentCheck:
+        return self._register("check_document", fn)
+
+    def collector(self, fn: ResourceCollector) -> ResourceCollector:
+        return self._register("collect", fn)
+
+    def document_collector(self, fn: DocumentCollector) -> DocumentCollector:
+        return self._register("collect_document", fn)
+
+    def finalizer(self, fn: Finalizer) -> Finalizer:
+        return self._register("finalize", fn)
+
+    def directive_check(self, fn: DirectiveCheck) -> DirectiveCheck:
+        return self._register("check_directives", fn)
+
+    def option_named(self, name: str) -> Option:
+        for option in self.options:
+            if option.name == name:
+                return option
+        raise KeyError(f"{self.code} declares no option {name!r}")
+
+    def effective_severity(self, settings: Settings, report: Report | None = None) -> Severity:
+        """The config file's severity for the rule, else the finding's own tier, else the
+        rule's; a final tier wins over the config file."""
+        own = report.severity if report is not None else None
+        if own is not None and report is not None and report.final:
+            return own
+        configured = settings.severity.get(self.code) or settings.severity.get(self.name)
+        return configured or own or self.severity
+
+    def placed_finding(
+        self,
+        report: Report,
+        settings: Settings,
+        anchor: Anchor | None = None,
+        profile: ClusterProfile | None = None,
+        fix: FixInfo | None = None,
+    ) -> Finding:
+        """The finding of a report at its place: ``anchor`` (a check's path, resolved by the
+        engine) or the report's own (finalizers, directive checks). The one place a
+        built-in, plugin or custom rule's finding is made."""
+        if not isinstance(report, Report):  # a finalizer written for the old (anchor, message)
+            raise TypeError(
+                f"{self.code}: hooks yield Report (Report.placed(anchor, message) from a "
+                f"finalizer), not {type(report).__name__}"
+            )
+        anchor = anchor or report.anchor
+        if anchor is None:
+            raise ValueError(f"{self.code}: this hook's reports need a place (Report.placed)")
+        return Finding(
+            code=self.code,
+            name=self.name,
+            severity=self.effective_severity(settings, report),
+            message=report.message,
+            location=anchor.location,
+            pointer=anchor.pointer,
+            resource=anchor.resource,
+            container=report.container,
+            template=anchor.template,
+            template_location=anchor.template_location,
+            related=related_of(report),
+            held=tuple(f for f in report.needs if not (profile or _NOTHING_KNOWN).knows(f)),
+            fix=fix,
+        )
+
+    @property
+    def info(self) -> RuleInfo:
+        return RuleInfo(self.code, self.name, self.severity, self.summary, self.doc)
+
+    def sections(self) -> dict[str, str]:
+        return doc_sections(self.doc)
+
+    def examples(self) -> tuple[str, str]:
+        """(failing, passing) YAML examples from the documentation."""
+        sections = self.sections()
+        return _yaml_block(sections.get("Failing example", "")), _yaml_block(
+            sections.get("Passing example", "")
+        )
+
+
+def related_of(report: Report) -> tuple[Related, ...]:
+    return tuple(Related(anchor.location, text) for anchor, text in report.related)
+
+
+def _name(fn: Any) -> str:
+    return getattr(fn, "__qualname__", None) or repr(fn)
+
+
+def doc_sections(doc: str) -> dict[str, str]:
+    parts = _HEADING.split(doc)
+    return {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+
+
+def _yaml_block(section: str) -> str:
+    match = _YAML_BLOCK.search(section)
+    return match.group(1) if match else ""
