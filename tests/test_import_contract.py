@@ -51,6 +51,7 @@ LAYERS: list[tuple[str, ...]] = [
         "gpulint.inputs.cluster",
         "gpulint.inputs.prescan",
         "gpulint.inputs.profile_scan",
+        "gpulint.inputs.units",
     ),
     ("gpulint.filter",),
     ("gpulint.report",),

@@ -189,9 +189,9 @@ def test_walking_a_tree_renders_each_kustomization_and_skips_its_files(only_whee
     code, data = _check(".")
     assert data["errors"] == []
     paths = sorted({(f["path"], f["resource"]["name"]) for f in data["findings"]})
+    # The base is built on by the overlay: linted through it, not rendered alone.
     assert paths == [
         ("base/deployment.yaml", "prod-train"),
-        ("base/deployment.yaml", "train"),
         ("overlay/job.yaml", "prod-eval"),
         ("plain/pod.yaml", "plain"),
     ]
@@ -199,14 +199,15 @@ def test_walking_a_tree_renders_each_kustomization_and_skips_its_files(only_whee
     assert not any(f["path"] == "overlay/replicas.yaml" for f in data["findings"])
 
 
-def test_without_kustomize_or_kubectl_a_clear_error_and_plain_files(no_tools, overlay):
+def test_without_kustomize_or_kubectl_one_located_error_and_no_parts(no_tools, overlay):
     code, data = _check("overlay")
     assert code == 2
     (error,) = data["errors"]
-    assert error["path"] == "overlay"
+    assert (error["path"], error["line"], error["column"]) == ("overlay/kustomization.yaml", 1, 1)
     assert "neither kustomize nor kubectl is on PATH" in error["message"]
-    # The job listed as a resource is still linted as written.
-    assert _where(data) == [("GPU101", "overlay/job.yaml", 14, 15, None)]
+    # job.yaml, replicas.yaml and the base's deployment.yaml: none is linted alone.
+    assert "its 3 member file(s) were not linted" in error["message"]
+    assert data["findings"] == []
 
 
 def test_render_failure_is_an_input_error_with_kustomize_message(only_wheel_kubectl, tmp_path):
@@ -332,7 +333,9 @@ def test_every_corpus_kustomization_renders_or_says_why(only_wheel_kubectl, monk
     data = json.loads(result.output)
     assert result.exit_code in (0, 1, 2)
     failed = {e["path"]: e["message"] for e in data["errors"]}
-    assert set(failed) <= set(folders)  # every error is a whole folder that did not render
+    # Every error is a whole kustomization that did not render, at its kustomization file.
+    assert {os.path.dirname(path) for path in failed} <= set(folders)
+    assert all(e["line"] == 1 for e in data["errors"])
     for message in failed.values():
         assert message.startswith("kustomize build failed: kubectl exited with code 1: error: ")
     # Most render offline; every rendered one is linted (findings or not), none crashes.

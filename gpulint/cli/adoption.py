@@ -76,6 +76,13 @@ def _decorators() -> list[Callable]:
             metavar="FILE",
             help="Record the current findings in FILE; then --baseline FILE reports only new ones.",
         ),
+        click.option(
+            "--units",
+            type=click.Choice(["per-folder", "per-run"]),
+            default=None,
+            help="Which plain files cross-file rules join: those of one folder (default) "
+            "or all of the run. Kustomizations and charts are units of their own.",
+        ),
     ]
 
 
@@ -87,6 +94,7 @@ _NAMES = (
     "require_reason",
     "baseline_path",
     "write_baseline",
+    "units",
 )
 
 
@@ -104,6 +112,8 @@ class Setup:
         apply_config(settings, self.config, self.registry, _given(click.get_current_context()))
         if self.flags["require_reason"]:
             settings.require_reason = True
+        if self.flags["units"]:
+            settings.units = self.flags["units"]
         settings.suppressions = not self.flags["no_suppressions"]
         baseline_path = self.flags["baseline_path"]
         if baseline_path and not self.flags["write_baseline"]:

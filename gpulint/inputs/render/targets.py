@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from gpulint.config.settings import Settings
 from gpulint.findings import InputError
-from gpulint.inputs.discover import FolderHandler, Target, display_path
+from gpulint.inputs.discover import FolderHandler, FolderMarker, Target, display_path
 from gpulint.inputs.readers import PLAIN, Readers
 from gpulint.inputs.render import chart_root, kustomization_file
 from gpulint.inputs.sources import Source
@@ -22,14 +22,20 @@ def claim_chart(folder: str) -> list[Target] | None:
     return [Target(display_path(root), "helm")]
 
 
-def claim_kustomization(folder: str) -> list[Target] | None:
+def mark_kustomization(folder: str) -> list[Target] | None:
+    """A kustomization folder: a render target, while its files are still walked
+    (``inputs/units.py`` decides which of them are linted through which render)."""
     if kustomization_file(folder) is None:
         return None
     return [Target(display_path(folder), "kustomize")]
 
 
 def folder_handlers() -> list[FolderHandler]:
-    return [claim_chart, claim_kustomization]
+    return [claim_chart]
+
+
+def folder_markers() -> list[FolderMarker]:
+    return [mark_kustomization]
 
 
 def _read_helm(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:

@@ -1,0 +1,129 @@
+"""What a kustomization names on disk: the kustomizations it builds on and its member files.
+
+Read from the kustomization file alone (no render), so discovery can sort a
+walked tree into deployable units (``inputs/units.py``) before anything runs.
+Only local paths count: URLs and remote bases are kustomize's business, and
+inline patches (a multi-line string in place of a path) name no file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpulint.inputs.discover import display_path
+from gpulint.inputs.render import kustomization_file
+from gpulint.inputs.sources import Source, decode
+from gpulint.yaml.parse import parse
+
+# Fields whose entries are paths, files or folders (kustomize's types.Kustomization).
+_PATH_LISTS = (
+    "resources",
+    "bases",
+    "components",
+    "crds",
+    "configurations",
+    "generators",
+    "transformers",
+    "validators",
+    "patchesStrategicMerge",
+)
+# Fields whose entries are mappings with a ``path`` (or the generators' ``files``/``envs``).
+_PATH_ENTRIES = ("patches", "patchesJson6902", "replacements")
+_GENERATORS = ("configMapGenerator", "secretGenerator", "helmChartInflationGenerator")
+# Files that only change other objects: never whole objects of their own.
+PATCH_FIELDS = ("patches", "patchesStrategicMerge", "patchesJson6902", "replacements")
+
+
+@dataclass
+class Refs:
+    """What one kustomization names, as normalised absolute paths."""
+
+    kustomizations: list[str] = field(default_factory=list)  # folders it builds on
+    files: dict[str, str] = field(default_factory=dict)  # file -> the field naming it
+    is_component: bool = False
+
+
+def load_spec(path: str) -> dict:
+    """The kustomization file's mapping; empty when it cannot be read or parsed."""
+    try:
+        with open(path, "rb") as handle:
+            source = decode(display_path(path), handle.read())
+    except OSError:
+        return {}
+    if not isinstance(source, Source):
+        return {}
+    docs, _errors = parse(source)
+    return docs[0].data if docs and isinstance(docs[0].data, dict) else {}
+
+
+def refs_of(folder: str) -> Refs:
+    """The local kustomizations and files the kustomization in ``folder`` names."""
+    found = Refs()
+    kfile = kustomization_file(folder)
+    spec = load_spec(kfile) if kfile else {}
+    found.is_component = spec.get("kind") == "Component"
+    for field_name, entry in _entries(spec):
+        if "\n" in entry or "://" in entry or entry.startswith(("git@", "github.com/")):
+            continue  # an inline patch or a remote base
+        path = os.path.normpath(os.path.join(os.path.abspath(folder), entry))
+        if os.path.isdir(path):
+            if kustomization_file(path) is not None:
+                found.kustomizations.append(path)
+        elif os.path.isfile(path):
+            found.files.setdefault(path, field_name)
+    return found
+
+
+def _entries(spec: dict) -> Iterator[tuple[str, str]]:
+    for name in _PATH_LISTS:
+        yield from ((name, e) for e in _strings(spec.get(name)))
+    for name in _PATH_ENTRIES:
+        for entry in _list(spec.get(name)):
+            if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                yield name, entry["path"]
+    for name in _GENERATORS:
+        for entry in _list(spec.get(name)):
+            if not isinstance(entry, dict):
+                continue
+            for item in _strings(entry.get("files")):
+                yield name, item.split("=", 1)[-1]  # "key=path" names the key too
+            yield from ((name, e) for e in _strings(entry.get("envs")))
+            if isinstance(entry.get("env"), str):
+                yield name, entry["env"]
+            if isinstance(entry.get("valuesFile"), str):
+                yield name, entry["valuesFile"]
+    openapi = spec.get("openapi")
+    if isinstance(openapi, dict) and isinstance(openapi.get("path"), str):
+        yield "openapi", openapi["path"]
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in _list(value) if isinstance(v, str) and v]
+
+
+def members(folder: str, cache: dict[str, Refs] | None = None) -> dict[str, tuple[str, str]]:
+    """Every file a build of ``folder`` reads, through the kustomizations it builds on:
+    file -> (the field naming it, the kustomization folder naming it)."""
+    cache = {} if cache is None else cache
+    found: dict[str, tuple[str, str]] = {}
+    seen: set[str] = set()
+    stack = [os.path.normpath(os.path.abspath(folder))]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue  # a cycle, or a base reached twice
+        seen.add(current)
+        refs = cache.get(current)
+        if refs is None:
+            refs = cache[current] = refs_of(current)
+        for path, field_name in refs.files.items():
+            found.setdefault(path, (field_name, current))
+        stack.extend(reversed(refs.kustomizations))
+    return found
