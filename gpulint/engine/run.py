@@ -96,7 +96,9 @@ def json_pointer(path: Iterable[Any]) -> str:
 
 
 def locate(doc: Document, path: tuple, at: str = "key") -> tuple[Location, str]:
-    (line, column, end_line, end_column), _found = positions.resolve(doc.node, path, at)
+    (line, column, end_line, end_column), _found = positions.resolve(
+        doc.node, path, at, doc.source.text
+    )
     return Location(doc.source.path, line, column, end_line, end_column), json_pointer(path)
 
 
