@@ -241,3 +241,82 @@ def test_every_output_format_carries_the_inner_position(tmp_path, fmt):
         assert "line=18,col=13" in result.output and "GPU505" in result.output
     else:
         assert f"{path}:18:13: error [GPU505 mig-layout-unfit]" in result.output
+
+
+# --- GPU506 mig-config-undefined --------------------------------------------------------------
+
+
+NODEPOOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu-mig
+spec:
+  template:
+    metadata:
+      labels:
+        nvidia.com/mig.config: {name}
+"""
+
+NODE = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-1
+  labels:
+    nvidia.com/mig.config: {name}
+"""
+
+
+def lint_files(tmp_path, files: dict[str, str], *args: str) -> list[dict]:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    result = run_cli("check", "--format", "json", *args, str(tmp_path))
+    return json.loads(result.output)["findings"]
+
+
+def test_nodepool_label_naming_an_undefined_config_is_reported_with_did_you_mean(tmp_path):
+    files = {"mig.yaml": CONFIGMAP, "pool.yaml": NODEPOOL.format(name="three-3gb")}
+    found = lint_files(tmp_path, files, "--select", "GPU506")
+    assert [(f["path"].rsplit("/", 1)[1], f["line"], f["column"]) for f in found] == [
+        ("pool.yaml", 9, 32)
+    ]
+    message = found[0]["message"]
+    assert "NodePool gpu-mig label nvidia.com/mig.config names MIG config 'three-3gb'" in message
+    assert "(all-disabled, three-3g)" in message and "did you mean 'three-3g'?" in message
+
+
+def test_defined_and_default_names_are_silent(tmp_path):
+    for name in ("three-3g", "all-balanced", "all-1g.10gb", "all-1g.5gb.me", "'{{ .Values.mig }}'"):
+        files = {"mig.yaml": CONFIGMAP, "node.yaml": NODE.format(name=name)}
+        assert lint_files(tmp_path, files, "--select", "GPU506") == [], name
+
+
+def test_without_a_mig_parted_config_in_the_run_nothing_is_reported(tmp_path):
+    files = {"node.yaml": NODE.format(name="anything")}
+    assert lint_files(tmp_path, files, "--select", "GPU506") == []
+
+
+def test_node_label_and_cluster_policy_default(tmp_path):
+    policy = (
+        "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\n"
+        "spec:\n  migManager:\n    config:\n      name: custom-mig-config\n      default: custom\n"
+    )
+    files = {"mig.yaml": CONFIGMAP, "node.yaml": NODE.format(name="big"), "policy.yaml": policy}
+    found = lint_files(tmp_path, files, "--select", "GPU506")
+    assert sorted((f["path"].rsplit("/", 1)[1], f["line"], f["column"]) for f in found) == [
+        ("node.yaml", 6, 28),
+        ("policy.yaml", 9, 16),
+    ]
+
+
+def test_operator_values_default_and_embedded_config(tmp_path):
+    values = (
+        "driver:\n  enabled: true\nmigManager:\n  enabled: true\n  config:\n"
+        "    default: balanced\n    create: true\n    name: custom\n    data:\n"
+        "      config.yaml: |\n        version: v1\n        mig-configs:\n"
+        "          balanced-a100:\n            - devices: all\n              mig-enabled: false\n"
+    )
+    found = lint_files(tmp_path, {"values.yaml": values}, "--select", "GPU506")
+    assert [(f["line"], f["column"]) for f in found] == [(6, 14)]
+    assert "GPU Operator values migManager.config.default" in found[0]["message"]
