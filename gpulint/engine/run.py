@@ -26,6 +26,7 @@ from gpulint.findings import (
     Severity,
 )
 from gpulint.fix.attach import fix_info
+from gpulint.inputs import toml_source
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import idle_rules
 from gpulint.inputs.profile_scan import build_profile
@@ -212,8 +213,9 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     annotations: list[Any] = []
     wants_annotations = suppress.wanted(source, ctx.settings)
     start = len(result.findings)
+    parse = toml_source.documents if toml_source.is_toml(source) else documents
     # Document by document: each node tree is freed before the next one is built.
-    for doc in documents(source, errors):
+    for doc in parse(source, errors):
         if not isinstance(doc.data, dict):
             # Kubernetes objects, values and config files are all mappings.
             found = "a list" if isinstance(doc.data, list) else f"the scalar {doc.data!r}"

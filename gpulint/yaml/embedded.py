@@ -1,5 +1,6 @@
-"""Positions inside YAML that a document holds as a string (a mig-parted or device
-plugin config in a ConfigMap's ``data``, a chart's ``config.data``).
+"""Positions inside YAML (or TOML) that a document holds as a string (a mig-parted or
+device plugin config in a ConfigMap's ``data``, a chart's ``config.data``, a containerd
+``config.toml`` in cloud-init's ``write_files``).
 
 Only a literal block scalar (``|``) maps back line for line: its content is the
 source's lines less one common indentation, which is read from the source text
@@ -58,6 +59,12 @@ def _root(value: str) -> Node | None:
     from gpulint.yaml.parse import parse
 
     documents, errors = parse(Source("<embedded>", value))
-    if errors or len(documents) != 1:
-        return None
-    return documents[0].node
+    if not errors and len(documents) == 1 and isinstance(documents[0].data, dict):
+        return documents[0].node
+    if "[" in value:  # TOML (a containerd config.toml in a ConfigMap or cloud-init)
+        from gpulint.yaml.toml_tree import load, node_tree
+
+        loaded = load(value)
+        if isinstance(loaded, dict):
+            return node_tree(value, loaded)
+    return None
