@@ -1,0 +1,162 @@
+"""The runtime layer across files: GPU312, GPU315, GPU316."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import run_cli
+
+V2 = 'plugins."io.containerd.grpc.v1.cri".containerd'
+
+CONFIG = f"""\
+version = 2
+[{V2}]
+  default_runtime_name = "{{default}}"
+[{V2}.runtimes.runc]
+  runtime_type = "io.containerd.runc.v2"
+[{V2}.runtimes.nvidia]
+  runtime_type = "io.containerd.runc.v2"
+[{V2}.runtimes.nvidia.options]
+  BinaryName = "/usr/bin/nvidia-container-runtime"
+"""
+
+JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+spec:
+  template:
+    spec:
+{runtime}      restartPolicy: Never
+      containers:
+        - name: trainer
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits:
+              {resource}: 1
+"""
+
+RUNTIME_CLASS = """\
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: {name}
+handler: {handler}
+"""
+
+OPERATOR_VALUES = "driver:\n  enabled: true\ntoolkit:\n  enabled: {enabled}\n"
+
+
+def job(runtime: str | None = None, resource: str = "nvidia.com/gpu") -> str:
+    line = f"      runtimeClassName: {runtime}\n" if runtime else ""
+    return JOB.format(runtime=line, resource=resource)
+
+
+def lint_files(tmp_path, files: dict[str, str], select: str) -> list[tuple[str, int, int, str]]:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    result = run_cli("check", "--format", "json", "--select", select, str(tmp_path))
+    found = json.loads(result.output)["findings"]
+    return [(f["path"].rsplit("/", 1)[1], f["line"], f["column"], f["message"]) for f in found]
+
+
+def places(found) -> list[tuple[str, int, int]]:
+    return [f[:3] for f in found]
+
+
+# --- GPU312 containerd-default-runtime-not-nvidia ---------------------------------------------
+
+
+def test_default_runc_with_gpu_jobs_without_runtime_class(tmp_path):
+    files = {"config.toml": CONFIG.format(default="runc"), "job.yaml": job()}
+    found = lint_files(tmp_path, files, "GPU312")
+    assert places(found) == [("config.toml", 3, 26)]
+    assert "(Job train)" in found[0][3] and "see no GPU" in found[0][3]
+
+
+def test_default_unset_is_reported_at_the_containerd_section(tmp_path):
+    text = CONFIG.format(default="runc").replace('  default_runtime_name = "runc"\n', "")
+    found = lint_files(tmp_path, {"config.toml": text, "job.yaml": job()}, "GPU312")
+    assert places(found) == [("config.toml", 2, 38)]
+    assert "the default runtime is 'runc'" in found[0][3]
+
+
+def test_gpu312_silent_cases(tmp_path):
+    cases = [
+        {"config.toml": CONFIG.format(default="nvidia"), "job.yaml": job()},
+        {"config.toml": CONFIG.format(default="runc"), "job.yaml": job(runtime="nvidia")},
+        {"config.toml": CONFIG.format(default="runc"), "job.yaml": job(resource="amd.com/gpu")},
+        {"config.toml": CONFIG.format(default="runc")},
+        {  # the operator's toolkit rewrites the node's config
+            "config.toml": CONFIG.format(default="runc"),
+            "job.yaml": job(),
+            "values.yaml": OPERATOR_VALUES.format(enabled="true"),
+        },
+        {  # CDI: devices can be injected without the NVIDIA runtime
+            "config.toml": CONFIG.format(default="runc").replace(
+                f"[{V2}]\n", f'[plugins."io.containerd.grpc.v1.cri"]\n  enable_cdi = true\n[{V2}]\n'
+            ),
+            "job.yaml": job(),
+        },
+    ]
+    for index, files in enumerate(cases):
+        folder = tmp_path / str(index)
+        folder.mkdir()
+        assert lint_files(folder, files, "GPU312") == [], files
+
+
+# --- GPU315 runtime-class-undefined ------------------------------------------------------------
+
+
+def test_unknown_runtime_class_name_with_did_you_mean(tmp_path):
+    files = {
+        "rc.yaml": RUNTIME_CLASS.format(name="nvidia-gpu", handler="nvidia"),
+        "job.yaml": job(runtime="nvidia-gpus"),
+    }
+    found = lint_files(tmp_path, files, "GPU315")
+    assert places(found) == [("job.yaml", 8, 25)]
+    assert "did you mean 'nvidia-gpu'?" in found[0][3]
+    assert 'RuntimeClass "nvidia-gpus" not found' in found[0][3]
+
+
+def test_runtime_class_names_known_or_unjudgeable_are_silent(tmp_path):
+    for index, runtime in enumerate(("nvidia-gpu", "nvidia", "nvidia-cdi", "'{{ .Values.rc }}'")):
+        folder = tmp_path / str(index)
+        folder.mkdir()
+        files = {
+            "rc.yaml": RUNTIME_CLASS.format(name="nvidia-gpu", handler="nvidia"),
+            "job.yaml": job(runtime=runtime),
+        }
+        assert lint_files(folder, files, "GPU315") == [], runtime
+    # no RuntimeClass in the run: nothing to compare with
+    assert lint_files(tmp_path / "0", {"rc.yaml": "a: 1\n"}, "GPU315") == []
+
+
+# --- GPU316 runtime-class-handler-unknown -------------------------------------------------------
+
+
+def test_handler_missing_from_the_containerd_config(tmp_path):
+    files = {
+        "config.toml": CONFIG.format(default="nvidia"),
+        "rc.yaml": RUNTIME_CLASS.format(name="kata", handler="kata-qemu"),
+        "rc2.yaml": RUNTIME_CLASS.format(name="nvidia", handler="nvidia"),
+    }
+    found = lint_files(tmp_path, files, "GPU316")
+    assert places(found) == [("rc.yaml", 5, 10)]
+    assert "(runtimes: nvidia, runc)" in found[0][3]
+
+
+def test_operator_toolkit_adds_the_nvidia_runtimes(tmp_path):
+    config = CONFIG.format(default="runc").split(f"[{V2}.runtimes.nvidia]")[0]
+    files = {"config.toml": config, "rc.yaml": RUNTIME_CLASS.format(name="x", handler="nvidia-cdi")}
+    assert places(lint_files(tmp_path, files, "GPU316")) == [("rc.yaml", 5, 10)]
+    files["values.yaml"] = OPERATOR_VALUES.format(enabled="true")
+    assert lint_files(tmp_path, files, "GPU316") == []
+    files["values.yaml"] = OPERATOR_VALUES.format(enabled="false")
+    assert places(lint_files(tmp_path, files, "GPU316")) == [("rc.yaml", 5, 10)]
+
+
+def test_without_a_containerd_config_handlers_are_not_judged(tmp_path):
+    files = {"rc.yaml": RUNTIME_CLASS.format(name="kata", handler="kata-qemu")}
+    assert lint_files(tmp_path, files, "GPU316") == []
