@@ -76,7 +76,7 @@ rule = Rule(
     __doc__,
 )
 
-_RUNC_SHIMS = frozenset({containerd.RUNC_V2, "io.containerd.runc.v1"})
+_RUNC_V1 = "io.containerd.runc.v1"
 _PLAIN = frozenset({"runc", "crun"})
 
 
@@ -106,7 +106,7 @@ def _reports(found: containerd.FoundContainerd) -> Iterator[Report]:
             )
             continue
         named_nvidia = runtime.name.startswith("nvidia")
-        if not named_nvidia or runtime.runtime_type not in _RUNC_SHIMS | {None}:
+        if not named_nvidia or runtime.runtime_type not in (containerd.RUNC_V2, _RUNC_V1, None):
             continue
         if binary is None:
             yield Report(

@@ -87,8 +87,8 @@ def _reports(found: containerd.FoundContainerd) -> Iterator[Report]:
             continue
         if kind == containerd.RUNC_V2 or (kind == _RUNC_V1 and version < 3):
             continue
-        if kind == _RUNC_V1:
-            why = "containerd 2.x (config version 3) removed the runc v1 shim: no container starts"
+        if version >= 3 and kind in containerd.REMOVED_IN_2_0:
+            why = "containerd 2.x (config version 3) removed this shim: no container starts"
         else:
             why = (
                 "BinaryName is an option of the runc shims only, so this shim ignores it and "

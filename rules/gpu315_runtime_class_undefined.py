@@ -76,7 +76,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
-from gpulint.model import runtimes
+from gpulint.model import containerd, runtimes
 from gpulint.model.placeholders import is_placeholder
 from gpulint.model.resource import Resource
 from gpulint.rules.registry import Rule
@@ -124,7 +124,7 @@ def finalize(found: list, ctx: Context) -> Iterator[tuple[Anchor, str]]:
     defined = sorted({f.name for f in found if isinstance(f, Defined)})
     if not defined:
         return
-    known = set(defined) | runtimes.OPERATOR_RUNTIME_CLASSES
+    known = set(defined) | containerd.OPERATOR_RUNTIME_CLASSES
     for fact in found:
         if not isinstance(fact, Used) or fact.name in known:
             continue

@@ -134,7 +134,7 @@ def finalize(found: list, ctx: Context) -> Iterator[tuple[Anchor, str]]:
     defined = sorted({name for f in configs for name in f.names})
     known = set(defined) | {"runc"}
     if any(isinstance(f, Toolkit) for f in found):
-        known |= runtimes.OPERATOR_RUNTIME_CLASSES
+        known |= containerd.OPERATOR_RUNTIME_CLASSES
     for fact in found:
         if isinstance(fact, Handler) and fact.handler not in known:
             listing = ", ".join(defined) if defined else "none"

@@ -117,7 +117,6 @@ rule = Rule(
 
 # The operator's default config (mig-parted deployments/, gpu-operator's
 # default-mig-parted-config): names a node may use without a custom config.
-_DEFAULTS = frozenset({"all-disabled", "all-enabled", "all-balanced"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +167,7 @@ def finalize(found: list, ctx: Context) -> Iterator[tuple[Anchor, str]]:
     defined = sorted({name for fact in found if isinstance(fact, Defined) for name in fact.names})
     if not defined:
         return
-    known = set(defined) | _DEFAULTS | _profile_defaults()
+    known = set(defined) | _defaults()
     for fact in found:
         if not isinstance(fact, Named) or fact.name in known:
             continue
@@ -202,9 +201,10 @@ def _references(resource: Resource) -> list[tuple[tuple, str]]:
     return [(path, f"{kind} {name} label {mig_parted.LABEL}")]
 
 
-def _profile_defaults() -> set[str]:
-    """``all-<profile>`` configs of the default file (``+me`` written ``.me``)."""
-    return {"all-" + p.replace("+", ".") for p in catalog.mig_profiles()}
+def _defaults() -> set[str]:
+    """The default config's names: all-disabled... and ``all-<profile>`` (``+me`` as ``.me``)."""
+    names = {str(n) for n in catalog.raw()["mig"]["default_config_names"]}
+    return names | {"all-" + p.replace("+", ".") for p in catalog.mig_profiles()}
 
 
 def _at(data: Any, path: tuple) -> Any:

@@ -7,7 +7,9 @@ import textwrap
 
 import pytest
 
+from gpulint import catalog
 from gpulint.inputs.discover import discover
+from gpulint.model import containerd
 from gpulint.yaml.toml_keys import scan
 from gpulint.yaml.toml_tree import load
 from tests.conftest import lint, run_cli, where
@@ -18,6 +20,17 @@ V3 = 'plugins."io.containerd.cri.v1.runtime".containerd'
 
 def toml(tmp_path, text: str, *args: str, name: str = "config.toml") -> list[dict]:
     return lint(tmp_path, text, *args, name=name)
+
+
+def test_model_constants_are_the_catalogs_cited_facts():
+    facts = catalog.raw()["container_toolkit"]
+    by_version = {int(k): v for k, v in facts["containerd_cri_plugin_by_version"].items()}
+    assert by_version == containerd.PLUGIN_BY_VERSION
+    assert facts["containerd_runtime_type"] == containerd.RUNC_V2
+    assert set(facts["containerd_removed_in_2_0"]) == containerd.REMOVED_IN_2_0
+    assert set(facts["not_runtimes"]) == containerd.NOT_RUNTIMES
+    assert set(facts["operator_runtime_classes"]) == containerd.OPERATOR_RUNTIME_CLASSES
+    assert all(b.startswith(containerd.NVIDIA_RUNTIME_BINARY) for b in facts["runtime_binaries"])
 
 
 # --- the TOML layer ------------------------------------------------------------------------------

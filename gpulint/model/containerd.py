@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 MARK = "io.containerd."
+# The catalog's container_toolkit block records these facts with their sources
+# (tests/test_containerd.py keeps the two equal; constants keep start-up cheap).
 PLUGIN_BY_VERSION = {1: "cri", 2: "io.containerd.grpc.v1.cri", 3: "io.containerd.cri.v1.runtime"}
 RUNC_V2 = "io.containerd.runc.v2"
 # The NVIDIA Container Runtime's binaries (nvidia-container-runtime, .cdi, .legacy);
@@ -34,6 +36,8 @@ NOT_RUNTIMES = frozenset(
         "nvidia-container-cli",
     }
 )
+REMOVED_IN_2_0 = frozenset({"io.containerd.runtime.v1.linux", "io.containerd.runc.v1"})
+OPERATOR_RUNTIME_CLASSES = frozenset({"nvidia", "nvidia-cdi", "nvidia-legacy"})
 _MAX_DEPTH = 12
 
 

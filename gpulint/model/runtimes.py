@@ -4,7 +4,8 @@ whether the GPU Operator's container toolkit manages the nodes' containerd confi
 Kubernetes ``node.k8s.io/v1`` RuntimeClass: ``handler`` is the name of the CRI runtime
 (containerd's ``runtimes.<name>``) that pods of this class run with. The GPU Operator
 creates RuntimeClasses ``nvidia``, ``nvidia-cdi`` and ``nvidia-legacy`` itself
-(gpu-operator ``assets/pre-requisites/02*_runtime_class*.yaml``), and its toolkit
+(gpu-operator ``assets/pre-requisites/02*_runtime_class*.yaml``;
+``containerd.OPERATOR_RUNTIME_CLASSES``), and its toolkit
 DaemonSet adds the runtimes of those names to containerd's config on every GPU node
 (``nvidia-ctk runtime configure``), unless ``toolkit.enabled`` is false.
 """
@@ -18,7 +19,6 @@ from typing import Any
 from gpulint.model.nvidia import operator, recognise
 from gpulint.model.resource import PodSpec, Resource
 
-OPERATOR_RUNTIME_CLASSES = frozenset({"nvidia", "nvidia-cdi", "nvidia-legacy"})
 NVIDIA_PREFIX = "nvidia.com/"
 
 
