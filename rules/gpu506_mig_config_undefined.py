@@ -185,6 +185,7 @@ def finalize(found: list, ctx: Context) -> Iterator[tuple[Anchor, str]]:
 
 def _references(resource: Resource) -> list[tuple[tuple, str]]:
     kind, name = resource.kind, resource.name
+    path: tuple
     if kind == "Node":
         path = ("metadata", "labels", mig_parted.LABEL)
     elif kind == "NodePool" and resource.api_version.startswith("karpenter.sh/"):

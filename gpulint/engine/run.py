@@ -26,7 +26,6 @@ from gpulint.findings import (
     Severity,
 )
 from gpulint.fix.attach import fix_info
-from gpulint.inputs import toml_source
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import idle_rules
 from gpulint.inputs.profile_scan import build_profile
@@ -36,7 +35,7 @@ from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
 from gpulint.report.held import detail_lines
 from gpulint.rules.registry import Registry, Report, Rule, default_registry
-from gpulint.yaml import positions
+from gpulint.yaml import positions, toml_tree
 from gpulint.yaml.parse import Document, documents
 
 
@@ -213,7 +212,7 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     annotations: list[Any] = []
     wants_annotations = suppress.wanted(source, ctx.settings)
     start = len(result.findings)
-    parse = toml_source.documents if toml_source.is_toml(source) else documents
+    parse = toml_tree.documents if toml_tree.is_toml(source) else documents
     # Document by document: each node tree is freed before the next one is built.
     for doc in parse(source, errors):
         if not isinstance(doc.data, dict):

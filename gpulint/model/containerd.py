@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from gpulint.yaml.toml_tree import load
+
 MARK = "io.containerd."
 # The catalog's container_toolkit block records these facts with their sources
 # (tests/test_containerd.py keeps the two equal; constants keep start-up cheap).
@@ -95,14 +97,16 @@ def view(data: Any) -> ContainerdConfig | None:
         return None  # containerd refuses it; not this view's business
     plugin = PLUGIN_BY_VERSION[version]
     plugins = data["plugins"]
-    section = plugins.get(plugin) if isinstance(plugins.get(plugin), dict) else {}
+    found = plugins.get(plugin)
+    section: dict = found if isinstance(found, dict) else {}
     runtimes = _runtimes(plugins, plugin)
     misplaced: dict[str, Runtime] = {}
     for other in PLUGIN_BY_VERSION.values():
         if other != plugin:
             for name, runtime in _runtimes(plugins, other).items():
                 misplaced.setdefault(name, runtime)
-    containerd = section.get("containerd") if isinstance(section.get("containerd"), dict) else {}
+    inner = section.get("containerd")
+    containerd: dict = inner if isinstance(inner, dict) else {}
     default = containerd.get("default_runtime_name")
     cdi = section.get("enable_cdi")
     return ContainerdConfig(
@@ -143,8 +147,6 @@ def configs_in(data: Any, label: str) -> Iterator[FoundContainerd]:
         yield FoundContainerd((), f"containerd config (version {config.version})", config)
         return
     for path, text in _strings(data, (), 0):
-        from gpulint.yaml.toml_tree import load
-
         loaded = load(text)
         config = view(loaded) if isinstance(loaded, dict) else None
         if config is not None:

@@ -10,14 +10,23 @@ other string style (quoted, folded, plain) resolves to the string itself.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 from ruamel.yaml.nodes import Node, ScalarNode
 
+from gpulint.inputs.sources import Source
+from gpulint.yaml.parse import parse
+from gpulint.yaml.toml_tree import load, node_tree
+
 Span = tuple[int, int, int, int]
+# positions.resolve, passed in: positions calls this module, so it cannot import positions
+Resolve = Callable[[Node, tuple, str, str | None], tuple[Span, int]]
 
 
-def resolve_inside(node: ScalarNode, path: tuple, at: str, text: str) -> tuple[Span, int] | None:
+def resolve_inside(
+    node: ScalarNode, path: tuple, at: str, text: str, resolve: Resolve
+) -> tuple[Span, int] | None:
     """The outer span of ``path`` inside the YAML of a literal block, and how many
     path elements were found there; None when the string is not such a block."""
     if node.style != "|" or not path or not isinstance(node.value, str):
@@ -28,9 +37,7 @@ def resolve_inside(node: ScalarNode, path: tuple, at: str, text: str) -> tuple[S
     inner = _root(node.value)
     if inner is None:
         return None
-    from gpulint.yaml import positions
-
-    (line, column, end_line, end_column), depth = positions.resolve(inner, path, at, node.value)
+    (line, column, end_line, end_column), depth = resolve(inner, path, at, node.value)
     if depth == 0:
         return None
     first = node.start_mark.line + 1  # 0-based line of the block's first content line
@@ -55,15 +62,10 @@ def _indentation(node: ScalarNode, text: str) -> int | None:
 
 @lru_cache(maxsize=64)
 def _root(value: str) -> Node | None:
-    from gpulint.inputs.sources import Source
-    from gpulint.yaml.parse import parse
-
     documents, errors = parse(Source("<embedded>", value))
     if not errors and len(documents) == 1 and isinstance(documents[0].data, dict):
         return documents[0].node
     if "[" in value:  # TOML (a containerd config.toml in a ConfigMap or cloud-init)
-        from gpulint.yaml.toml_tree import load, node_tree
-
         loaded = load(value)
         if isinstance(loaded, dict):
             return node_tree(value, loaded)

@@ -81,8 +81,8 @@ def resolve(root: Node, path: tuple, at: str = "key", text: str | None = None) -
                 break
             key_node, node = None, node.value[element]
         else:
-            if text is not None and kind is ScalarNode:
-                inner = embedded.resolve_inside(node, path[depth:], at, text)
+            if text is not None and type(node) is ScalarNode:
+                inner = embedded.resolve_inside(node, path[depth:], at, text, resolve)
                 if inner is not None:
                     return inner[0], depth + inner[1]
             break

@@ -11,20 +11,41 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from ruamel.yaml.error import StreamMark
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from gpulint.findings import InputError
+from gpulint.inputs.sources import Source
+from gpulint.yaml.parse import Document
 from gpulint.yaml.toml_keys import Place, scan
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+
+SUFFIX = ".toml"
 
 _AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 _MAP, _SEQ, _STR = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:str"
+
+
+def is_toml(source: Source) -> bool:
+    """TOML sources are named so: the plain reader reads them like any file."""
+    return source.path.endswith(SUFFIX)
+
+
+def documents(source: Source, errors: list[InputError]) -> Iterator[Document]:
+    """The one document of a TOML source (none, and a located error, when it is invalid)."""
+    loaded = load(source.text)
+    if isinstance(loaded, tuple):
+        message, line, column = loaded
+        errors.append(InputError(source.path, f"invalid TOML: {message}", line, column))
+        return
+    yield Document(source, 0, loaded, node_tree(source.text, loaded))
 
 
 def load(text: str) -> dict | tuple[str, int, int]:
