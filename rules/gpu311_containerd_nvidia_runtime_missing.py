@@ -88,7 +88,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
 
 @rule.document_check
 def check_document(doc: Document, ctx: Context) -> Iterator[Report]:
-    for found in containerd.document_configs(doc.data):
+    for found in containerd.document_configs(doc):
         yield from _reports(found)
 
 

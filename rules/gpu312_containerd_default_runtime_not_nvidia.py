@@ -147,7 +147,7 @@ def collect(resource: Resource, ctx: Context) -> list:
 def collect_document(doc: Document, ctx: Context) -> list:
     found: list = [
         fact
-        for c in containerd.document_configs(doc.data)
+        for c in containerd.document_configs(doc)
         if (fact := _config(c, lambda p, at: ctx.document_anchor(doc, p, at=at))) is not None
     ]
     if runtimes.toolkit_managed_document(doc.data, recognise.values_for(ctx.settings)):

@@ -118,9 +118,7 @@ def collect(resource: Resource, ctx: Context) -> list:
 
 @rule.document_collector
 def collect_document(doc: Document, ctx: Context) -> list:
-    found: list = [
-        Runtimes(tuple(c.config.runtimes)) for c in containerd.document_configs(doc.data)
-    ]
+    found: list = [Runtimes(tuple(c.config.runtimes)) for c in containerd.document_configs(doc)]
     if runtimes.toolkit_managed_document(doc.data, recognise.values_for(ctx.settings)):
         found.append(Toolkit())
     return found

@@ -18,8 +18,11 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
+from gpulint.model.resource import Resource
+from gpulint.yaml.parse import Document
 from gpulint.yaml.toml_tree import load
 
 MARK = "io.containerd."
@@ -171,15 +174,27 @@ def _strings(data: Any, path: tuple, depth: int) -> Iterator[tuple[tuple, str]]:
             yield from _strings(value, path + (index,), depth + 1)
 
 
-def document_configs(data: Any) -> Iterator[FoundContainerd]:
+def document_configs(doc: Document) -> Iterator[FoundContainerd]:
     """Configs of a document that is not a Kubernetes object (a TOML file, cloud-init)."""
-    if isinstance(data, dict) and "apiVersion" in data and "kind" in data:
+    data = doc.data
+    if not _mentions(doc.source.text) or (
+        isinstance(data, dict) and "apiVersion" in data and "kind" in data
+    ):
         return iter(())  # resources: resource_configs, which names them
     return configs_in(data, "")
 
 
-def resource_configs(resource: Any) -> Iterator[FoundContainerd]:
+def resource_configs(resource: Resource) -> Iterator[FoundContainerd]:
+    if not _mentions(resource.doc.source.text):
+        return iter(())
     return configs_in(resource.obj, f"{resource.kind} {resource.name}")
+
+
+@lru_cache(maxsize=2)  # the source being linted: no old text is kept alive
+def _mentions(text: str) -> bool:
+    """Whether a source can hold a config at all: six rules ask of each document, and a
+    str caches its hash, so each source's text is searched once."""
+    return MARK in text
 
 
 def quoted(plugin: str) -> str:
