@@ -5,7 +5,10 @@ defines an NVIDIA runtime but whose `default_runtime_name` is another runtime
 (or unset: `runc`), while GPU workloads of the run request `nvidia.com/`
 resources and set no `runtimeClassName`. It stays silent when the config
 enables CDI (`enable_cdi = true`), and when the run deploys the GPU Operator
-with its container toolkit (the toolkit rewrites the config on the node).
+with its container toolkit (the toolkit rewrites the config on the node). GPU
+Operator values or a ClusterPolicy whose `toolkit.env` sets
+`CONTAINERD_SET_AS_DEFAULT` (or `RUNTIME_SET_AS_DEFAULT`) to `false` with
+`cdi.enabled: false` are reported the same way.
 
 ## Why it matters
 Without a `runtimeClassName` a pod runs with containerd's default runtime. The
@@ -106,7 +109,8 @@ rule = Rule(
     Severity.WARNING,
     "containerd's default runtime is not NVIDIA's while GPU pods set no runtimeClassName.",
     __doc__,
-    collect_when=re.compile(rb"io\.containerd\."),  # the partner: a containerd config
+    # the partner: a containerd config, or operator settings that keep the default
+    collect_when=re.compile(rb"io\.containerd\.|SET_AS_DEFAULT"),
 )
 
 
@@ -125,7 +129,15 @@ class GpuPod:
 
 @dataclass(frozen=True, slots=True)
 class Toolkit:
-    pass
+    """The operator's toolkit makes the NVIDIA runtime the default on every GPU node."""
+
+
+@dataclass(frozen=True, slots=True)
+class NotDefault:
+    """Operator settings that tell the toolkit to leave containerd's default alone."""
+
+    anchor: Anchor
+    label: str
 
 
 @rule.collector
@@ -135,8 +147,11 @@ def collect(resource: Resource, ctx: Context) -> list:
         for c in containerd.resource_configs(resource)
         if (fact := _config(c, lambda p, at: ctx.anchor(resource, p, at=at))) is not None
     ]
-    if runtimes.toolkit_managed_resource(resource):
-        found.append(Toolkit())
+    toolkit = runtimes.operator_toolkit_resource(resource)
+    if toolkit is not None:
+        found.extend(_toolkit_facts(toolkit, lambda p: ctx.anchor(resource, p, at="value")))
+        label = f"ClusterPolicy {resource.name}"
+        found = [NotDefault(f.anchor, label) if isinstance(f, NotDefault) else f for f in found]
     for pod, name in runtimes.pod_runtime_classes(resource):
         if not name and runtimes.requests_nvidia_gpu(pod):
             found.append(GpuPod(f"{resource.kind} {resource.name}"))
@@ -150,9 +165,19 @@ def collect_document(doc: Document, ctx: Context) -> list:
         for c in containerd.document_configs(doc)
         if (fact := _config(c, lambda p, at: ctx.document_anchor(doc, p, at=at))) is not None
     ]
-    if runtimes.toolkit_managed_document(doc.data, recognise.values_for(ctx.settings)):
-        found.append(Toolkit())
+    for toolkit in runtimes.operator_toolkits_document(
+        doc.data, recognise.values_for(ctx.settings)
+    ):
+        found.extend(_toolkit_facts(toolkit, lambda p: ctx.document_anchor(doc, p, at="value")))
     return found
+
+
+def _toolkit_facts(toolkit: runtimes.OperatorToolkit, anchor) -> list:
+    if toolkit.manages_default:
+        return [Toolkit()]
+    if toolkit.enabled and toolkit.not_default is not None and toolkit.cdi_disabled:
+        return [NotDefault(anchor(toolkit.not_default), "GPU Operator values")]
+    return []
 
 
 def _config(found: containerd.FoundContainerd, anchor) -> Config | None:
@@ -173,9 +198,20 @@ def _config(found: containerd.FoundContainerd, anchor) -> Config | None:
 @rule.finalizer
 def finalize(found: list, ctx: Context) -> Iterator[tuple[Anchor, str]]:
     pods = [f for f in found if isinstance(f, GpuPod)]
-    if not pods or any(isinstance(f, Toolkit) for f in found):
+    if not pods:
         return
     example = pods[0].label + (f" and {len(pods) - 1} more" if len(pods) > 1 else "")
+    for fact in found:
+        if isinstance(fact, NotDefault):
+            yield (
+                fact.anchor,
+                f"{fact.label} set the toolkit's {runtimes.SET_AS_DEFAULT[0]} to false with "
+                "cdi.enabled: false, so containerd's default runtime stays runc, while GPU "
+                f"workloads set no runtimeClassName ({example}): they run under runc, which "
+                "ignores NVIDIA_VISIBLE_DEVICES, and see no GPU",
+            )
+    if any(isinstance(f, Toolkit) for f in found):
+        return  # the toolkit rewrites the nodes' configs
     for fact in found:
         if isinstance(fact, Config):
             yield (

@@ -160,3 +160,32 @@ def test_operator_toolkit_adds_the_nvidia_runtimes(tmp_path):
 def test_without_a_containerd_config_handlers_are_not_judged(tmp_path):
     files = {"rc.yaml": RUNTIME_CLASS.format(name="kata", handler="kata-qemu")}
     assert lint_files(tmp_path, files, "GPU316") == []
+
+
+def test_operator_values_that_keep_runc_the_default(tmp_path):
+    values = (
+        "driver:\n  enabled: true\ncdi:\n  enabled: false\ntoolkit:\n  enabled: true\n  env:\n"
+        "    - name: CONTAINERD_SET_AS_DEFAULT\n      value: \"false\"\n"
+    )
+    found = lint_files(tmp_path, {"values.yaml": values, "job.yaml": job()}, "GPU312")
+    assert places(found) == [("values.yaml", 9, 14)]
+    assert "CONTAINERD_SET_AS_DEFAULT to false" in found[0][3] and "(Job train)" in found[0][3]
+    # CDI left on (or unsaid): devices may reach runc containers; and no GPU pod: silent
+    (tmp_path / "values.yaml").write_text(values.replace("enabled: false", "enabled: true", 1))
+    assert lint_files(tmp_path, {}, "GPU312") == []
+    (tmp_path / "values.yaml").write_text(values)
+    (tmp_path / "job.yaml").write_text(job(runtime="nvidia"))
+    assert lint_files(tmp_path, {}, "GPU312") == []
+
+
+def test_cluster_policy_that_keeps_runc_the_default_and_a_config_it_does_not_rewrite(tmp_path):
+    policy = (
+        "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: cluster-policy\n"
+        "spec:\n  cdi:\n    enabled: false\n  toolkit:\n    env:\n"
+        "      - name: RUNTIME_SET_AS_DEFAULT\n        value: 'false'\n"
+    )
+    files = {"policy.yaml": policy, "job.yaml": job(), "config.toml": CONFIG.format(default="runc")}
+    found = lint_files(tmp_path, files, "GPU312")
+    # the toolkit keeps the default, so the node config's runc default is reported too
+    assert places(found) == [("config.toml", 3, 26), ("policy.yaml", 11, 16)]
+    assert found[1][3].startswith("ClusterPolicy cluster-policy set the toolkit's")
