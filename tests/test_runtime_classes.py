@@ -165,7 +165,7 @@ def test_without_a_containerd_config_handlers_are_not_judged(tmp_path):
 def test_operator_values_that_keep_runc_the_default(tmp_path):
     values = (
         "driver:\n  enabled: true\ncdi:\n  enabled: false\ntoolkit:\n  enabled: true\n  env:\n"
-        "    - name: CONTAINERD_SET_AS_DEFAULT\n      value: \"false\"\n"
+        '    - name: CONTAINERD_SET_AS_DEFAULT\n      value: "false"\n'
     )
     found = lint_files(tmp_path, {"values.yaml": values, "job.yaml": job()}, "GPU312")
     assert places(found) == [("values.yaml", 9, 14)]
