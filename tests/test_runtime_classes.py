@@ -189,3 +189,56 @@ def test_cluster_policy_that_keeps_runc_the_default_and_a_config_it_does_not_rew
     # the toolkit keeps the default, so the node config's runc default is reported too
     assert places(found) == [("config.toml", 3, 26), ("policy.yaml", 11, 16)]
     assert found[1][3].startswith("ClusterPolicy cluster-policy set the toolkit's")
+
+
+def test_one_folder_with_every_node_layer_input(tmp_path):
+    """The issue's 'done when': containerd config, operator values, mig-parted config,
+    RuntimeClasses, Nodes and workloads in one folder, each failure at its key."""
+    mig = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: custom-mig\ndata:\n"
+        "  config.yaml: |\n    version: v1\n    mig-configs:\n      three-3g:\n"
+        '        - device-filter: ["0x20B010DE"]\n          devices: all\n'
+        "          mig-enabled: true\n          mig-devices:\n"
+        '            "3g.20gb": 3\n'
+    )
+    node = (
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-1\n  labels:\n"
+        "    nvidia.com/mig.config: three-3gb\n    nvidia.com/gpu.present: 'true'\n"
+        "status:\n  allocatable:\n    cpu: '8'\n"
+    )
+    config = CONFIG.format(default="runc").replace(
+        '"/usr/bin/nvidia-container-runtime"', '"/usr/bin/nvidia-container-runtime-hook"'
+    )
+    values = (
+        "driver:\n  enabled: true\ncdi:\n  enabled: false\ntoolkit:\n  env:\n"
+        "    - name: CONTAINERD_SET_AS_DEFAULT\n      value: 'false'\n"
+    )
+    files = {
+        "mig.yaml": mig,
+        "node.yaml": node,
+        "config.toml": config,
+        "values.yaml": values,
+        "rc.yaml": RUNTIME_CLASS.format(name="kata", handler="kata-qemu"),
+        "job.yaml": job(),
+        "job2.yaml": job(runtime="katta").replace("name: train", "name: train2"),
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    result = run_cli("check", "--format", "json", str(tmp_path))
+    found = json.loads(result.output)["findings"]
+    codes = {"GPU209", "GPU312", "GPU313", "GPU315", "GPU316", "GPU505", "GPU506"}
+    got = sorted(
+        (f["code"], f["path"].rsplit("/", 1)[1], f["line"], f["column"])
+        for f in found
+        if f["code"] in codes
+    )
+    assert got == [
+        ("GPU209", "node.yaml", 9, 3),
+        ("GPU312", "config.toml", 3, 26),
+        ("GPU312", "values.yaml", 8, 14),
+        ("GPU313", "config.toml", 9, 16),
+        ("GPU315", "job2.yaml", 8, 25),
+        ("GPU316", "rc.yaml", 5, 10),
+        ("GPU505", "mig.yaml", 14, 13),
+        ("GPU506", "node.yaml", 6, 28),
+    ]
