@@ -932,3 +932,74 @@ def test_kubectl_yaml_output_with_mig_and_a_cordoned_node(tmp_path):
         "  gpu-h100-mig-0: NodeResourcesFit: nvidia.com/mig-3g.40gb: the pod needs 2, the node "
         "has 1 allocatable"
     ]
+
+
+# --- GPU209 gpu-node-capacity-missing ----------------------------------------------------------
+
+_GPU209_NODES = """\
+apiVersion: v1
+kind: List
+items:
+  - apiVersion: v1
+    kind: Node
+    metadata:
+      name: no-plugin
+      labels:
+        nvidia.com/gpu.present: "true"
+        nvidia.com/gpu.count: "8"
+    status:
+      capacity: {cpu: "96"}
+      allocatable: {cpu: "96"}
+  - apiVersion: v1
+    kind: Node
+    metadata:
+      name: unhealthy
+      labels: {nvidia.com/gpu.count: "8"}
+    status:
+      allocatable: {nvidia.com/gpu: "6"}
+  - apiVersion: v1
+    kind: Node
+    metadata:
+      name: all-unhealthy
+      labels: {nvidia.com/gpu.present: "true"}
+    status:
+      allocatable: {nvidia.com/gpu: "0"}
+  - apiVersion: v1
+    kind: Node
+    metadata:
+      name: healthy
+      labels: {nvidia.com/gpu.count: "8"}
+    status:
+      allocatable: {nvidia.com/gpu: "8"}
+  - apiVersion: v1
+    kind: Node
+    metadata:
+      name: mig-mixed
+      labels: {nvidia.com/gpu.count: "8", nvidia.com/mig.strategy: mixed}
+    status:
+      allocatable: {nvidia.com/gpu: "2", nvidia.com/mig-1g.10gb: "42"}
+  - apiVersion: v1
+    kind: Node
+    metadata:
+      name: time-sliced-renamed
+      labels: {nvidia.com/gpu.count: "8", nvidia.com/gpu.replicas: "4"}
+    status:
+      allocatable: {nvidia.com/gpu.shared: "32"}
+  - apiVersion: v1
+    kind: Node
+    metadata:
+      name: hand-written
+      labels: {nvidia.com/gpu.count: "8"}
+"""
+
+
+def test_gpu209_nodes_with_gpu_labels_but_missing_or_fewer_gpus(tmp_path):
+    nodes = tmp_path / "nodes.yaml"
+    nodes.write_text(_GPU209_NODES)
+    pod = tmp_path / "pod.yaml"
+    pod.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+    found = findings_json(str(pod), "--cluster", str(nodes), "--select", "GPU209")["findings"]
+    assert where(found) == [("GPU209", 13, 7), ("GPU209", 20, 37), ("GPU209", 27, 37)]
+    assert "device plugin is not running" in found[0]["message"]
+    assert "advertises 6 of the 8 GPUs" in found[1]["message"]
+    assert "advertises 0 nvidia.com/gpu although labelled" in found[2]["message"]

@@ -69,6 +69,8 @@ def test_rules_without_a_fix_do_not_promise_one(rule):
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
 @pytest.mark.parametrize("which", ["failing", "passing"])
 def test_documented_examples_are_valid_objects(rule, which):
+    if _example_name(rule).endswith(".toml"):
+        pytest.skip("a containerd config.toml (TOML), not Kubernetes objects")
     failing, passing = rule.examples()
     invalid, skipped = problems(failing if which == "failing" else passing)
     if which == "failing" and rule.code in INVALID_BY_DESIGN:

@@ -30,6 +30,15 @@ class Gpu:
     mig_capable: bool
     mig_profiles: dict[str, int]  # profile -> most instances on one GPU
     mig_max_instances: int | None
+    pci_device_ids: tuple[int, ...] = ()
+    # profile -> (valid start slices, memory slices taken): nvidia-smi's -lgipp
+    mig_placements: tuple[tuple[str, tuple[int, ...], int], ...] = ()
+
+    def placement(self, profile: str) -> tuple[tuple[int, ...], int] | None:
+        for name, starts, size in self.mig_placements:
+            if name == profile:
+                return starts, size
+        return None
 
     def memory_matches(self, mib: float) -> bool:
         """Whether a ``nvidia.com/gpu.memory`` value can belong to this GPU."""
@@ -66,9 +75,25 @@ def gpus() -> tuple[Gpu, ...]:
                 mig_capable=bool(entry.get("mig_capable")),
                 mig_profiles={str(k): int(v) for k, v in (entry.get("mig_profiles") or {}).items()},
                 mig_max_instances=entry.get("mig_max_instances"),
+                pci_device_ids=tuple(int(str(v), 16) for v in entry.get("pci_device_ids") or ()),
+                mig_placements=tuple(
+                    (str(k), *_placement(str(v)))
+                    for k, v in (entry.get("mig_placements") or {}).items()
+                ),
             )
         )
     return tuple(found)
+
+
+def _placement(text: str) -> tuple[tuple[int, ...], int]:
+    """``{0,2,4}:2`` (nvidia-smi mig -lgipp) -> ((0, 2, 4), 2)."""
+    starts, _, size = text.partition(":")
+    return tuple(int(s) for s in starts.strip("{}").split(",")), int(size)
+
+
+def gpus_with_device_id(device_id: int) -> list[Gpu]:
+    """The GPUs a mig-parted ``device-filter`` entry (PCI device and vendor ID) selects."""
+    return [gpu for gpu in gpus() if device_id in gpu.pci_device_ids]
 
 
 @cache

@@ -30,6 +30,7 @@ from gpulint.report.held import detail_lines
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.registry import Registry, default_registry
 from gpulint.rules.rule import Context, Report, Rule
+from gpulint.yaml import toml_tree
 from gpulint.yaml.parse import Document, documents
 from gpulint.yaml.positions import place
 
@@ -116,8 +117,9 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     annotations: list[Any] = []
     wants_annotations = suppress.wanted(source, ctx.settings)
     start = len(result.findings)
+    parse = toml_tree.documents if toml_tree.is_toml(source) else documents
     # Document by document: each node tree is freed before the next one is built.
-    for doc in documents(source, errors):
+    for doc in parse(source, errors):
         if not isinstance(doc.data, dict):
             # Kubernetes objects, values and config files are all mappings.
             found = "a list" if isinstance(doc.data, list) else f"the scalar {doc.data!r}"

@@ -1,6 +1,8 @@
 """Command-line paths -> the files to lint, in a deterministic order.
 
-Folders are walked for ``*.yaml``, ``*.yml`` and ``*.json``; a file named
+Folders are walked for ``*.yaml``, ``*.yml`` and ``*.json``, and for the ``*.toml``
+files that are containerd configs (they name an ``io.containerd.`` plugin: other
+TOML, such as ``pyproject.toml``, is not gpulint's input); a file named
 explicitly is read whatever its extension; ``-`` is standard input. Hidden
 folders (``.git`` among them) are skipped. Symlinked folders are followed once;
 a link back to an enclosing folder (a loop) is reported, not followed. Folders
@@ -18,6 +20,8 @@ from dataclasses import dataclass
 from gpulint.findings import InputError
 
 LINTED_SUFFIXES = (".yaml", ".yml", ".json")
+CONTAINERD_MARK = b"io.containerd."
+_PEEK = 1 << 20  # containerd configs are small; the plugin names come early
 STDIN = "-"
 
 
@@ -146,10 +150,20 @@ def _walk(
                 is_dir = False  # a link loop: reading it reports why, if it is ours
             if is_dir:
                 subfolders.append(path)
-            elif entry.name.endswith(LINTED_SUFFIXES):
+            elif entry.name.endswith(LINTED_SUFFIXES) or (
+                entry.name.endswith(".toml") and _is_containerd_config(path)
+            ):
                 found.append(Target(display_path(path)))
         stack.extend((sub, inside) for sub in reversed(subfolders))
     targets.extend(sorted(found, key=lambda t: t.path))
+
+
+def _is_containerd_config(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return CONTAINERD_MARK in f.read(_PEEK)
+    except OSError:
+        return True  # reading it says why
 
 
 def _dedupe(targets: list[Target]) -> list[Target]:

@@ -39,7 +39,7 @@ SECTIONS = ("What it checks", "Why it matters", "Failing example", "Passing exam
 _CODE = re.compile(r"^[A-Z]+[0-9]{3}$")
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _HEADING = re.compile(r"^## (.+?)\s*$", re.MULTILINE)
-_YAML_BLOCK = re.compile(r"```ya?ml\n(.*?)```", re.DOTALL)
+_YAML_BLOCK = re.compile(r"```(?:ya?ml|toml)\n(.*?)```", re.DOTALL)  # toml: containerd configs
 EXPECT_MARK = re.compile(r"#\s*<-\s*([A-Z]+[0-9]{3})")
 
 RelatedPlace = tuple[Anchor, str]

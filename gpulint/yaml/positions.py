@@ -13,6 +13,7 @@ from typing import Any
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from gpulint.findings import Location
+from gpulint.yaml import embedded
 from gpulint.yaml.parse import Document
 
 Span = tuple[int, int, int, int]  # 1-based line, column, end line, end column
@@ -62,11 +63,14 @@ def _entry_span(key: Node, value: Node) -> Span:
     return ks.line + 1, ks.column + 1, ke.line + 1, ke.column + 1
 
 
-def resolve(root: Node, path: tuple, at: str = "key") -> tuple[Span, int]:
+def resolve(root: Node, path: tuple, at: str = "key", text: str | None = None) -> tuple[Span, int]:
     """The span of the node at ``path`` and how many path elements were found.
 
     ``at="key"`` points at a mapping entry (key and scalar value); ``at="value"``
-    at the value alone. Sequence items always point at the item.
+    at the value alone. Sequence items always point at the item. Given the
+    source ``text``, a path that goes on past a literal block scalar (``|``)
+    holding YAML (a config embedded in a ConfigMap or values file) resolves
+    inside it (``embedded.py``).
     """
     node = root
     key_node: Node | None = None
@@ -82,6 +86,10 @@ def resolve(root: Node, path: tuple, at: str = "key") -> tuple[Span, int]:
                 break
             key_node, node = None, node.value[element]
         else:
+            if text is not None and type(node) is ScalarNode:
+                inner = embedded.resolve_inside(node, path[depth:], at, text, resolve)
+                if inner is not None:
+                    return inner[0], depth + inner[1]
             break
         depth += 1
     if key_node is not None and (at == "key" or depth < len(path)):
@@ -101,7 +109,7 @@ def json_pointer(path: Iterable[Any]) -> str:
 
 def locate(doc: Document, path: tuple, at: str = "key") -> tuple[Location, str]:
     """(location, JSON pointer) of ``path`` in ``doc``."""
-    (line, column, end_line, end_column), _found = resolve(doc.node, path, at)
+    (line, column, end_line, end_column), _found = resolve(doc.node, path, at, doc.source.text)
     return Location(doc.source.path, line, column, end_line, end_column), json_pointer(path)
 
 

@@ -1,0 +1,72 @@
+"""Positions inside YAML (or TOML) that a document holds as a string (a mig-parted or
+device plugin config in a ConfigMap's ``data``, a chart's ``config.data``, a containerd
+``config.toml`` in cloud-init's ``write_files``).
+
+Only a literal block scalar (``|``) maps back line for line: its content is the
+source's lines less one common indentation, which is read from the source text
+(the C parser keeps no buffer in its marks) and checked against the value. Any
+other string style (quoted, folded, plain) resolves to the string itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+from ruamel.yaml.nodes import Node, ScalarNode
+
+from gpulint.inputs.sources import Source
+from gpulint.yaml.parse import parse
+from gpulint.yaml.toml_tree import load, node_tree
+
+Span = tuple[int, int, int, int]
+# positions.resolve, passed in: positions calls this module, so it cannot import positions
+Resolve = Callable[[Node, tuple, str, str | None], tuple[Span, int]]
+
+
+def resolve_inside(
+    node: ScalarNode, path: tuple, at: str, text: str, resolve: Resolve
+) -> tuple[Span, int] | None:
+    """The outer span of ``path`` inside the YAML of a literal block, and how many
+    path elements were found there; None when the string is not such a block."""
+    if node.style != "|" or not path or not isinstance(node.value, str):
+        return None
+    indent = _indentation(node, text)
+    if indent is None:
+        return None
+    inner = _root(node.value)
+    if inner is None:
+        return None
+    (line, column, end_line, end_column), depth = resolve(inner, path, at, node.value)
+    if depth == 0:
+        return None
+    first = node.start_mark.line + 1  # 0-based line of the block's first content line
+    return (first + line, column + indent, first + end_line, end_column + indent), depth
+
+
+def _indentation(node: ScalarNode, text: str) -> int | None:
+    first = node.start_mark.line + 1
+    for offset, content in enumerate(node.value.split("\n")):
+        if not content.strip():
+            continue
+        lines = text.split("\n", first + offset + 1)
+        if first + offset >= len(lines):
+            return None
+        source = lines[first + offset].rstrip("\r")
+        indent = len(source) - len(content)
+        if indent < 0 or source[indent:] != content or source[:indent].strip():
+            return None
+        return indent
+    return None
+
+
+@lru_cache(maxsize=64)
+def _root(value: str) -> Node | None:
+    documents, errors = parse(Source("<embedded>", value))
+    if not errors and len(documents) == 1 and isinstance(documents[0].data, dict):
+        return documents[0].node
+    if "[" in value:  # TOML (a containerd config.toml in a ConfigMap or cloud-init)
+        loaded = load(value)
+        if isinstance(loaded, dict):
+            return node_tree(value, loaded)
+    return None

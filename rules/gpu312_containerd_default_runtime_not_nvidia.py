@@ -1,0 +1,215 @@
+"""
+## What it checks
+Across every file of one run: a containerd 1.x config (`version` 1 or 2) that
+defines an NVIDIA runtime but whose `default_runtime_name` is another runtime
+(or unset: `runc`), while GPU workloads of the run request `nvidia.com/`
+resources and set no `runtimeClassName`. It stays silent when the config
+enables CDI (`enable_cdi = true`), and when the run deploys the GPU Operator
+with its container toolkit (the toolkit rewrites the config on the node). GPU
+Operator values or a ClusterPolicy whose `toolkit.env` sets
+`CONTAINERD_SET_AS_DEFAULT` (or `RUNTIME_SET_AS_DEFAULT`) to `false` with
+`cdi.enabled: false` are reported the same way.
+
+## Why it matters
+Without a `runtimeClassName` a pod runs with containerd's default runtime. The
+device plugin hands out GPUs as `NVIDIA_VISIBLE_DEVICES` (its default
+`envvar` strategy), which only the NVIDIA runtime acts on: under runc the
+container starts, is charged a GPU, and sees none ("no CUDA-capable device is
+detected"). The NVIDIA Container Toolkit's install guide sets the runtime as
+the default for this reason (`nvidia-ctk runtime configure --set-as-default`).
+
+## Failing example
+```yaml
+# file: node-config.yaml
+#cloud-config
+write_files:
+  - path: /etc/containerd/config.toml
+    content: |
+      version = 2
+      [plugins."io.containerd.grpc.v1.cri".containerd]
+        default_runtime_name = "runc"  # <- GPU312
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
+        runtime_type = "io.containerd.runc.v2"
+        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
+          BinaryName = "/usr/bin/nvidia-container-runtime"
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: trainer
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+```
+
+## Passing example
+```yaml
+# file: node-config.yaml
+#cloud-config
+write_files:
+  - path: /etc/containerd/config.toml
+    content: |
+      version = 2
+      [plugins."io.containerd.grpc.v1.cri".containerd]
+        default_runtime_name = "nvidia"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
+        runtime_type = "io.containerd.runc.v2"
+        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
+          BinaryName = "/usr/bin/nvidia-container-runtime"
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: trainer
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+```
+
+## How to fix
+Set `default_runtime_name = "nvidia"` (`nvidia-ctk runtime configure
+--runtime=containerd --set-as-default`), or give the GPU workloads
+`runtimeClassName: nvidia` with a RuntimeClass whose handler is `nvidia`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from gpulint.model import containerd, runtimes
+from gpulint.model.nvidia import recognise
+from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity
+
+rule = Rule(
+    "GPU312",
+    "containerd-default-runtime-not-nvidia",
+    Severity.WARNING,
+    "containerd's default runtime is not NVIDIA's while GPU pods set no runtimeClassName.",
+    __doc__,
+    # the partner: a containerd config, or operator settings that keep the default
+    collect_when=re.compile(rb"io\.containerd\.|SET_AS_DEFAULT"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    anchor: Anchor
+    label: str
+    default: str
+    nvidia: str  # the NVIDIA runtime it defines
+
+
+@dataclass(frozen=True, slots=True)
+class GpuPod:
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class Toolkit:
+    """The operator's toolkit makes the NVIDIA runtime the default on every GPU node."""
+
+
+@dataclass(frozen=True, slots=True)
+class NotDefault:
+    """Operator settings that tell the toolkit to leave containerd's default alone."""
+
+    anchor: Anchor
+    label: str
+
+
+@rule.collector
+def collect(resource: Resource, ctx: Context) -> list:
+    found: list = [
+        fact
+        for c in containerd.resource_configs(resource)
+        if (fact := _config(c, lambda p, at: ctx.anchor(resource, p, at=at))) is not None
+    ]
+    toolkit = runtimes.operator_toolkit_resource(resource)
+    if toolkit is not None:
+        found.extend(_toolkit_facts(toolkit, lambda p: ctx.anchor(resource, p, at="value")))
+        label = f"ClusterPolicy {resource.name}"
+        found = [NotDefault(f.anchor, label) if isinstance(f, NotDefault) else f for f in found]
+    for pod, name in runtimes.pod_runtime_classes(resource):
+        if not name and runtimes.requests_nvidia_gpu(pod):
+            found.append(GpuPod(f"{resource.kind} {resource.name}"))
+    return found
+
+
+@rule.document_collector
+def collect_document(doc: Document, ctx: Context) -> list:
+    found: list = [
+        fact
+        for c in containerd.document_configs(doc)
+        if (fact := _config(c, lambda p, at: ctx.document_anchor(doc, p, at=at))) is not None
+    ]
+    for toolkit in runtimes.operator_toolkits_document(
+        doc.data, recognise.values_for(ctx.settings)
+    ):
+        found.extend(_toolkit_facts(toolkit, lambda p: ctx.document_anchor(doc, p, at="value")))
+    return found
+
+
+def _toolkit_facts(toolkit: runtimes.OperatorToolkit, anchor) -> list:
+    if toolkit.manages_default:
+        return [Toolkit()]
+    if toolkit.enabled and toolkit.not_default is not None and toolkit.cdi_disabled:
+        return [NotDefault(anchor(toolkit.not_default), "GPU Operator values")]
+    return []
+
+
+def _config(found: containerd.FoundContainerd, anchor) -> Config | None:
+    config = found.config
+    if config.version > 2 or config.enable_cdi is True:
+        return None  # containerd 2.x, or CDI: devices may come without the NVIDIA runtime
+    nvidia = [r for r in config.runtimes.values() if r.is_nvidia]
+    default = config.default or "runc"
+    if not nvidia or default in config.runtimes and config.runtimes[default].is_nvidia:
+        return None
+    if config.default:  # the value; else the section that lacks it
+        place = anchor(found.path + config.containerd_path + ("default_runtime_name",), "value")
+    else:
+        place = anchor(found.path + config.containerd_path, "key")
+    return Config(place, found.label, default, nvidia[0].name)
+
+
+@rule.finalizer
+def finalize(found: list, ctx: Context) -> Iterator[Report]:
+    pods = [f for f in found if isinstance(f, GpuPod)]
+    if not pods:
+        return
+    example = pods[0].label + (f" and {len(pods) - 1} more" if len(pods) > 1 else "")
+    for fact in found:
+        if isinstance(fact, NotDefault):
+            yield Report.placed(
+                fact.anchor,
+                f"{fact.label} set the toolkit's {runtimes.SET_AS_DEFAULT[0]} to false with "
+                "cdi.enabled: false, so containerd's default runtime stays runc, while GPU "
+                f"workloads set no runtimeClassName ({example}): they run under runc, which "
+                "ignores NVIDIA_VISIBLE_DEVICES, and see no GPU",
+            )
+    if any(isinstance(f, Toolkit) for f in found):
+        return  # the toolkit rewrites the nodes' configs
+    for fact in found:
+        if isinstance(fact, Config):
+            yield Report.placed(
+                fact.anchor,
+                f"{fact.label}: the default runtime is {fact.default!r}, not {fact.nvidia!r}, "
+                f"while GPU workloads set no runtimeClassName ({example}): they run under "
+                f"{fact.default}, which ignores NVIDIA_VISIBLE_DEVICES, and see no GPU",
+            )
