@@ -40,6 +40,21 @@ class Location:
 
 
 @dataclass(frozen=True, slots=True)
+class ValueSource:
+    """Where a rendered value came from: a Helm values file's key, or a ``--set``."""
+
+    key: str  # dotted, as helm's --set spells it
+    location: Location | None  # the key in values.yaml or a --values file
+    set_by: str | None = None  # the --set assignment, when one gave the value
+
+    def label(self) -> str:
+        if self.set_by is not None or self.location is None:
+            return f"--set {self.set_by}"
+        loc = self.location
+        return f"{loc.file}:{loc.line}:{loc.column}"
+
+
+@dataclass(frozen=True, slots=True)
 class ResourceRef:
     kind: str
     name: str
@@ -107,6 +122,7 @@ class Finding:
     template: str | None = None  # Helm template (``# Source:``) or Kustomize origin
     template_location: Location | None = None
     related: tuple[Location, ...] = ()  # other places the message names
+    value_source: ValueSource | None = None  # the Helm values key a rendered value came from
     suppression: Suppression | None = None
     held: tuple[str, ...] = ()  # cluster facts it needs that the run lacks: held back, not shown
     fix: FixInfo | None = None  # gpulint/fix/: what --fix would change

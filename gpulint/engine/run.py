@@ -100,15 +100,20 @@ def locate(doc: Document, path: tuple, at: str = "key") -> tuple[Location, str]:
     return Location(doc.source.path, line, column, end_line, end_column), json_pointer(path)
 
 
-def place(doc: Document, path: tuple, at: str = "key") -> tuple:
-    """(location, pointer, template, template location): a renderer's mapper may move
-    the location to the template or origin file the document came from."""
+def place_with_value(doc: Document, path: tuple, at: str = "key") -> tuple:
+    """(location, pointer, template, template location, value source): a renderer's mapper
+    may move the location to the template or origin file the document came from, and name
+    the Helm values key a rendered value came from."""
     location, pointer = locate(doc, path, at)
     mapper = doc.source.meta.get("mapper")
     if mapper is None:
-        return location, pointer, doc.template, None
-    location, template, at_template = mapper(doc, path, at, location)
-    return location, pointer, template, at_template
+        return location, pointer, doc.template, None, None
+    location, template, at_template, *value = mapper(doc, path, at, location)
+    return location, pointer, template, at_template, (value[0] if value else None)
+
+
+def place(doc: Document, path: tuple, at: str = "key") -> tuple:
+    return place_with_value(doc, path, at)[:4]
 
 
 def effective_severity(rule: Rule, settings: Settings, own: Severity | None = None) -> Severity:
@@ -126,7 +131,9 @@ def make_finding(
     resource: Resource | None,
     profile: ClusterProfile | None = None,
 ) -> Finding:
-    location, pointer, template, at_template = place(doc, prefix + tuple(report.path), report.at)
+    location, pointer, template, at_template, value = place_with_value(
+        doc, prefix + tuple(report.path), report.at
+    )
     known = profile or ClusterProfile()
     fix = None if report.fix is None else fix_info(doc, prefix, report.fix, rule.fix)
     return Finding(
@@ -142,6 +149,7 @@ def make_finding(
         template_location=at_template,
         held=tuple(fact for fact in report.needs if not known.knows(fact)),
         fix=fix,
+        value_source=value,
     )
 
 

@@ -41,6 +41,9 @@ def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
         if finding.resource:
             message += f" ({finding.resource.label()}"
             message += f", container {finding.container})" if finding.container else ")"
+        if finding.value_source:
+            source = finding.value_source
+            message += f" [value {source.key} from {source.label()}]"
         yield _command(_COMMAND[finding.severity], props, message) + "\n"
     if result.held_back:  # one run-level notice, without a file
         yield f"::notice title=gpulint::{escape_data(summary_line(result.held_back))}\n"

@@ -150,6 +150,15 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> so.Result:
         so.Location(id=len(related) + i, physical_location=_physical(loc))
         for i, loc in enumerate(finding.related)
     )
+    value = finding.value_source
+    if value is not None and value.location is not None:
+        related.append(
+            so.Location(
+                id=len(related),
+                physical_location=_physical(value.location),
+                message=so.Message(text=f"value {value.key}"),
+            )
+        )
     suppressions = None
     if finding.suppression is not None:
         suppressions = [
