@@ -22,6 +22,7 @@ from gpulint.inputs.render.values_origin import ValuesIndex
 from gpulint.yaml import positions
 from gpulint.yaml.parse import Document
 
+_CONTROL_ACTION = re.compile(r"^\{\{-?\s*(?:if|else|end|with|range|define|/\*)\b.*\}\}$")
 _SOURCE_LINE = re.compile(r"^# Source: (.+?)\s*$", re.MULTILINE)
 
 
@@ -72,8 +73,7 @@ class TemplateMapper:
                 if block.values_path and self.values is not None:
                     value = self.values.origin(template, block.values_path)
             elif self.primary:
-                line = _first_line(text)
-                mapped = Location(shown, line, 1, line, 1)
+                mapped = Location(shown, *_first_line(text))
             else:
                 return location, template, None, None
         return (mapped if self.primary else location), template, mapped, value
@@ -134,9 +134,14 @@ def _has_content(lines: list[str]) -> bool:
     return any(line.strip() and not line.strip().startswith("#") for line in lines)
 
 
-def _first_line(text: str) -> int:
+def _first_line(text: str) -> tuple[int, int, int, int]:
+    """The span of the document's first line that writes something (a key, an include)."""
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
-        if stripped and not stripped.startswith(("#", "{{", "---")):
-            return number
-    return 1
+        if not stripped or stripped.startswith(("#", "---")):
+            continue
+        if _CONTROL_ACTION.match(stripped):
+            continue
+        column = len(line) - len(line.lstrip()) + 1
+        return number, column, number, len(line.rstrip()) + 1
+    return 1, 1, 1, 1

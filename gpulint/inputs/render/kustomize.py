@@ -76,7 +76,7 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
         message = _readable(outcome.message, base, relative, folder)
         return [], [InputError(folder, f"kustomize build failed: {message}")]
     rendered = Source(f"{folder} (kustomize build)", outcome.stdout, "kustomize")
-    rendered.meta["mapper"] = OriginMapper(base)
+    rendered.meta["mapper"] = OriginMapper(base, folder)
     if settings.verbose:
         shown = " ".join(
             [os.path.basename(prefix[0]), *prefix[1:], folder, *argv[len(prefix) + 1 :]]
