@@ -247,3 +247,21 @@ def test_required_and_fail_are_input_errors_at_their_template_line(workdir):
     (error,) = _check("gpu")["errors"]
     assert (error["path"], error["line"]) == ("gpu/templates/deployment.yaml", 19)
     assert error["message"].endswith("set gpus")
+
+
+def test_a_key_whose_block_an_expression_writes_names_that_values_key():
+    from gpulint.inputs.render.template_block import value_reference
+    from gpulint.inputs.render.template_map import find
+
+    text = (
+        "spec:\n"
+        "  template:\n"
+        "    spec:\n"
+        "      {{- with .Values.tolerations }}\n"
+        "      tolerations:\n"
+        "        {{- toYaml . | nindent 8 }}\n"
+        "      {{- end }}\n"
+    )
+    hit = find(text, ("spec", "template", "spec", "tolerations"))
+    assert (hit.line, hit.column) == (5, 7)
+    assert value_reference(text, hit) == ("tolerations",)

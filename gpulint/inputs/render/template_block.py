@@ -49,10 +49,12 @@ def find_block(text: str, path: tuple) -> Block | None:
 
 
 def value_reference(text: str, hit: Hit) -> tuple | None:
-    """The values key a ``key: {{ .Values.x }}`` line reads, when it reads exactly one."""
+    """The values key a ``key: {{ .Values.x }}`` line reads, when it reads exactly one, or
+    the one the expression below a ``key:`` line writes (``tolerations:`` + ``toYaml .``)."""
     lines = text.splitlines()
     if hit.value_column is None:
-        return None
+        found = _expression_below(lines, hit)
+        return _values_ref(found[3], lines, found[0]) if found is not None else None
     rest = lines[hit.line - 1][hit.value_column - 1 :]
     refs = {m.group(1) for m in _VALUES_REF.finditer(rest)}
     if len(refs) != 1:
