@@ -107,6 +107,12 @@ def cli() -> None:
     help="Read YAML files that are not Kubernetes objects as this chart's values "
     "(for values files gpulint cannot place by content).",
 )
+@click.option(
+    "--only-manifests",
+    is_flag=True,
+    help="Skip named files that do not parse and are not Kubernetes (no apiVersion/kind), "
+    "as a folder walk does (the pre-commit hook passes it).",
+)
 def check(
     paths: tuple[str, ...],
     formats: tuple[str, ...],
@@ -121,6 +127,7 @@ def check(
     cluster: tuple[str, ...] = (),
     pods: str | None = None,
     values_for: str | None = None,
+    only_manifests: bool = False,
 ) -> None:
     """Lint manifests, folders, or standard input ('-')."""
     if len(outputs) > max(len(formats), 1):
@@ -143,6 +150,7 @@ def check(
         jobs=jobs or cpu_count(),
         render=render_flags.given(),
         values_for=values_for,
+        only_manifests=only_manifests,
     )
     setup.apply(settings)
     targets, errors = discovery.discover(

@@ -30,6 +30,7 @@ from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import idle_rules
 from gpulint.inputs.profile_scan import build_profile
 from gpulint.inputs.readers import PLAIN, Readers
+from gpulint.inputs.skip import not_a_manifest
 from gpulint.inputs.sources import Source
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
@@ -242,6 +243,13 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
             )
         finally:
             release(doc)
+    if errors and source.meta.get("skip_if_not_manifest") and not_a_manifest(source, errors):
+        if ctx.settings.verbose:
+            result.notices.append(
+                f"{source.path}: skipped: {errors[0].message.split(':')[0]} "
+                "and no apiVersion, kind or GPU config in it (not a manifest)"
+            )
+        errors = []
     result.errors.extend(errors)
     suppress.in_source(source, annotations, result.findings[start:], result, ctx.settings)
 
@@ -272,6 +280,8 @@ def _lint_target(target: Target, ctx: Context, readers: Readers) -> FileResult:
     for source in sources:
         result.files += 1
         result.notices.extend(source.meta.get("notices", ()))
+        if target.walked or ctx.settings.only_manifests:
+            source.meta["skip_if_not_manifest"] = True
         lint_source(ctx, source, result)
     return result
 
