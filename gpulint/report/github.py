@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from gpulint.findings import RunResult, Severity
 from gpulint.report.held import summary_line
+from gpulint.report.paths import from_root
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
@@ -25,12 +26,17 @@ def _command(kind: str, props: dict[str, object], message: str) -> str:
 
 def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
     for error in result.errors:
-        props = {"file": error.file, "line": error.line, "col": error.column, "title": "gpulint"}
+        props = {
+            "file": from_root(error.file, "github"),
+            "line": error.line,
+            "col": error.column,
+            "title": "gpulint",
+        }
         yield _command("error", props, error.message) + "\n"
     for finding in result.active():
         loc = finding.location
         props = {
-            "file": loc.file,
+            "file": from_root(loc.file, "github"),
             "line": loc.line,
             "col": loc.column,
             "endLine": loc.end_line,

@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterator
 
 from gpulint.findings import InputError, RunResult, Severity
+from gpulint.report.paths import from_root
 
 # error: the API server rejects it or it cannot run; warning: it will misbehave; note: advice.
 _SEVERITY = {Severity.ERROR: "critical", Severity.WARNING: "major", Severity.NOTE: "info"}
@@ -35,7 +36,10 @@ def issues(result: RunResult) -> list[dict]:
                 "fingerprint": _error_fingerprint(error),
                 "severity": "blocker",
                 "categories": ["Bug Risk"],
-                "location": {"path": error.file, "lines": {"begin": error.line}},
+                "location": {
+                    "path": from_root(error.file, "gitlab"),
+                    "lines": {"begin": error.line},
+                },
             }
         )
     for finding in result.active():
@@ -47,7 +51,10 @@ def issues(result: RunResult) -> list[dict]:
                 "fingerprint": finding.fingerprint(),
                 "severity": _SEVERITY[finding.severity],
                 "categories": ["Bug Risk"],
-                "location": {"path": loc.file, "lines": {"begin": loc.line, "end": loc.end_line}},
+                "location": {
+                    "path": from_root(loc.file, "gitlab"),
+                    "lines": {"begin": loc.line, "end": loc.end_line},
+                },
             }
         )
     seen: dict[str, int] = {}

@@ -12,6 +12,7 @@ from gpulint import __version__
 from gpulint.findings import Finding, Location, RunResult, Severity
 from gpulint.report import streaming
 from gpulint.report.held import detail_lines, summary_line
+from gpulint.report.paths import from_root
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/gpulint/gpulint"
@@ -108,7 +109,7 @@ def _fixes(finding: Finding) -> list[so.Fix] | None:
 def _uri(path: str) -> str:
     from urllib.parse import quote
 
-    return quote(path.replace("\\", "/"))
+    return quote(from_root(path, "github").replace("\\", "/"))
 
 
 def _descriptor(info) -> so.ReportingDescriptor:
