@@ -220,8 +220,18 @@ def exit_code(result: RunResult, fail_on: Severity) -> int:
     show_default=True,
     help="text: aligned columns; markdown: the table README.md shows.",
 )
-def list_rules(fmt: str) -> None:
+@click.option(
+    "--docs",
+    "docs_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write one Markdown page per built-in rule into this folder (docs/rules).",
+)
+def list_rules(fmt: str, docs_dir: str | None = None) -> None:
     """List the rules: code, name, default severity and summary."""
+    if docs_dir is not None:
+        _write_rule_pages(docs_dir)
+        return
     registry = adoption.configured_registry()
     if fmt == "markdown":
         click.echo(rules_markdown(registry), nl=False)
@@ -244,6 +254,14 @@ def rules_markdown(rules: Iterable[Rule]) -> str:
 def _fix_mark(fix: str | None) -> str:
     """``gpulint rules`` marks fixable rules as ruff does: [fix] safe, [fix*] unsafe."""
     return {"safe": "[fix] ", "unsafe": "[fix*] "}.get(fix or "", "")
+
+
+def _write_rule_pages(folder: str) -> None:
+    from gpulint.report import rule_pages
+    from gpulint.rules.registry import builtin_rules
+
+    written = rule_pages.write(folder, [rule.info for rule in builtin_rules()])
+    click.echo(f"wrote {len(written)} rule pages to {folder}")
 
 
 @cli.command(name="config-schema")

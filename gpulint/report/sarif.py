@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,6 +14,7 @@ from gpulint.findings import Finding, Location, RunResult, Severity
 from gpulint.report import streaming
 from gpulint.report.held import detail_lines, summary_line
 from gpulint.report.paths import from_root
+from gpulint.report.rule_pages import help_uri
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/gpulint/gpulint"
@@ -112,10 +114,12 @@ def _uri(path: str) -> str:
     return quote(from_root(path, "github").replace("\\", "/"))
 
 
-def _descriptor(info) -> so.ReportingDescriptor:
+def _descriptor(info, builtin: frozenset[str]) -> so.ReportingDescriptor:
     return so.ReportingDescriptor(
         id=info.code,
         name=info.name,
+        # A documentation page exists for the built-in rules only (docs/rules/).
+        help_uri=help_uri(info.code) if info.code in builtin else None,
         short_description=so.MultiformatMessageString(text=info.summary),
         full_description=so.MultiformatMessageString(text=info.summary),
         help=so.MultiformatMessageString(text=info.summary, markdown=info.doc or info.summary),
@@ -208,14 +212,40 @@ def build(result: RunResult) -> so.SarifLog:
                 version=__version__,
                 semantic_version=__version__,
                 information_uri=INFO_URI,
-                rules=[_descriptor(r) for r in rules],
+                rules=[_descriptor(r, _builtin_codes()) for r in rules],
             )
         ),
         invocations=[invocation],
+        version_control_provenance=_provenance(),
         results=[],
         column_kind="unicodeCodePoints",
     )
     return so.SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=[run])
+
+
+def _builtin_codes() -> frozenset[str]:
+    from gpulint.rules.registry import builtin_rules
+
+    return frozenset(rule.code for rule in builtin_rules())
+
+
+def _provenance() -> list[so.VersionControlDetails] | None:
+    """The git checkout the run is in, when it is one (read from .git, no process)."""
+    from gpulint.report import provenance
+
+    found = provenance.find(os.getcwd())
+    if found is None:
+        return None
+    # %SRCROOT% is the checkout's root only when paths are written from it.
+    at_root = os.path.realpath(os.getcwd()) == os.path.realpath(found.root)
+    return [
+        so.VersionControlDetails(
+            repository_uri=found.repository_uri,
+            revision_id=found.revision,
+            branch=found.branch,
+            mapped_to=so.ArtifactLocation(uri_base_id="%SRCROOT%") if at_root else None,
+        )
+    ]
 
 
 def _physical_only(path: str, line: int, column: int) -> so.Location:
