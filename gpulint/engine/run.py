@@ -219,6 +219,8 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     annotations: list[Any] = []
     wants_annotations = suppress.wanted(source, ctx.settings)
     start = len(result.findings)
+    plain = source.origin in ("file", "stdin")  # renderers say what they rendered themselves
+    seen: list[str] | None = [] if ctx.settings.verbose and plain else None
     # Document by document: each node tree is freed before the next one is built.
     for doc in documents(source, errors):
         if not isinstance(doc.data, dict):
@@ -233,6 +235,12 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
                 )
             )
             continue
+        if seen is not None and len(seen) < 20:
+            from gpulint.model.describe import describe
+
+            seen.append(
+                f"document {doc.index + 1} (line {doc.line}): {describe(doc, _values_for(ctx))}"
+            )
         try:
             _check_document(ctx, doc, result)
             if wants_annotations:
@@ -250,6 +258,11 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
                 "and no apiVersion, kind or GPU config in it (not a manifest)"
             )
         errors = []
+        seen = None
+    if seen is not None:
+        result.notices.extend(f"{source.path}: {line}" for line in seen)
+        if not seen and not errors:
+            result.notices.append(f"{source.path}: read; no documents in it")
     result.errors.extend(errors)
     suppress.in_source(source, annotations, result.findings[start:], result, ctx.settings)
 
@@ -352,3 +365,7 @@ def held_back(findings: list[Finding], rules: list[Rule]) -> list[HeldBack]:
     return [
         HeldBack(code, names.get(code, ""), needs, n) for (code, needs), n in sorted(counts.items())
     ]
+
+
+def _values_for(ctx: Context) -> str | None:
+    return ctx.settings.values_for
