@@ -162,6 +162,7 @@ class RuleInfo:
     severity: Severity
     summary: str
     doc: str
+    help_uri: str | None = None  # the rule's documentation page (built-in rules: docs/rules/)
 
 
 # What each cluster fact a rule may need is (model/profile.py names them), for the reports.

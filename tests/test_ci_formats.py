@@ -37,7 +37,7 @@ def files(tmp_path, monkeypatch):
 
 
 def _gitlab(*paths: str) -> list[dict]:
-    result = run_cli("check", "--format", "gitlab", "--select", "GPU101,GPU201", *paths)
+    result = run_cli("check", "--format", "gitlab", "--select", "GPU101,GPU106", *paths)
     report = json.loads(result.output)
     jsonschema.validate(report, json.loads((DATA / "gitlab-codequality.schema.json").read_text()))
     return report
@@ -50,7 +50,7 @@ def test_gitlab_report_has_the_fields_gitlab_requires(files):
     assert gpu101["severity"] == "critical"  # the API server rejects the pod
     assert gpu101["location"]["lines"] == {"begin": 11, "end": 11}
     assert gpu101["description"].startswith("GPU101 gpu-limit-missing: nvidia.com/gpu is requested")
-    assert by_check[("GPU201", "pod.yaml")]["severity"] == "major"
+    assert by_check[("GPU106", "pod.yaml")]["severity"] == "major"
     broken = by_check[("input", "broken.yaml")]
     assert (broken["severity"], broken["location"]["lines"]["begin"]) == ("blocker", 2)
 
@@ -82,7 +82,7 @@ def _valid_junit(text: str) -> ET.Element:
     return ET.fromstring(text)
 
 
-def _junit(*paths: str, select: str = "GPU101,GPU201") -> ET.Element:
+def _junit(*paths: str, select: str = "GPU101,GPU106") -> ET.Element:
     result = run_cli("check", "--format", "junit", "--select", select, *paths)
     return _valid_junit(result.output)
 
@@ -94,8 +94,12 @@ def test_junit_report_is_valid_and_counts_what_it_holds(files):
     assert sorted(suites) == ["broken.yaml", "pod.yaml"]
     pod = suites["pod.yaml"]
     names = [case.get("name") for case in pod]
-    assert names[0] == "GPU101 gpu-limit-missing at pod.yaml:11:11"
-    failure = pod[0].find("failure")
+    assert names == [
+        "GPU106 gpu-container-resources-incomplete at pod.yaml:9:7",
+        "GPU101 gpu-limit-missing at pod.yaml:11:11",
+    ]
+    assert pod[0].find("failure").get("type") == "warning"
+    failure = pod[1].find("failure")
     assert failure.get("type") == "error"
     assert failure.text.startswith("pod.yaml:11:11: nvidia.com/gpu is requested (1)")
     error = suites["broken.yaml"][0].find("error")

@@ -97,7 +97,12 @@ def test_verbose_says_what_each_plain_file_was(pod):
     Path("empty.yaml").write_text("# nothing\n")
     Path("tsconfig.json").write_text('{\n  // c\n  "a": 1,\n}\n')
     result = run_cli("check", ".", "-v")
-    notes = [line for line in result.output.splitlines() if line.startswith("note: ")]
+    files = ("ci.yml", "empty.yaml", "plugin.yaml", "pod.yaml", "tsconfig.json")
+    notes = [
+        line
+        for line in result.output.splitlines()
+        if line.startswith(tuple(f"note: {f}:" for f in files))
+    ]
     assert notes == [
         "note: ci.yml: document 1 (line 1): no apiVersion/kind and no GPU config gpulint "
         "knows: nothing to check",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -22,6 +22,7 @@ from gpulint.findings import (
     InputError,
     Location,
     ResourceRef,
+    RuleInfo,
     RunResult,
     Severity,
 )
@@ -32,10 +33,12 @@ from gpulint.inputs.profile_scan import build_profile
 from gpulint.inputs.readers import PLAIN, Readers
 from gpulint.inputs.skip import not_a_manifest
 from gpulint.inputs.sources import Source
+from gpulint.model.describe import describe
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
+from gpulint.report import rule_pages
 from gpulint.report.held import detail_lines
-from gpulint.rules.registry import Registry, Report, Rule, default_registry
+from gpulint.rules.registry import Registry, Report, Rule, builtin_rules, default_registry
 from gpulint.yaml import positions
 from gpulint.yaml.parse import Document, documents
 
@@ -236,8 +239,6 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
             )
             continue
         if seen is not None and len(seen) < 20:
-            from gpulint.model.describe import describe
-
             seen.append(
                 f"document {doc.index + 1} (line {doc.line}): {describe(doc, _values_for(ctx))}"
             )
@@ -348,7 +349,7 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     findings = [f for f in findings if not f.held]
     findings.sort(key=Finding.sort_key)
     errors.sort(key=InputError.sort_key)
-    rules = [r.info for r in ctx.rules]
+    rules = _with_pages([r.info for r in ctx.rules])
     if held and ctx.settings.verbose:
         notices.update(dict.fromkeys(detail_lines(held)))
     return RunResult(findings, errors, rules, files, list(notices), held)
@@ -369,3 +370,12 @@ def held_back(findings: list[Finding], rules: list[Rule]) -> list[HeldBack]:
 
 def _values_for(ctx: Context) -> str | None:
     return ctx.settings.values_for
+
+
+def _with_pages(infos: list[RuleInfo]) -> list[RuleInfo]:
+    """Built-in rules have a documentation page (docs/rules/); plugins' rules do not."""
+    builtin = {rule.code for rule in builtin_rules()}
+    return [
+        replace(info, help_uri=rule_pages.help_uri(info.code)) if info.code in builtin else info
+        for info in infos
+    ]

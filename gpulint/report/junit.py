@@ -10,14 +10,12 @@ Jenkins' xunit plugin (tests/data/junit.xsd is written from it).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from xml.sax.saxutils import quoteattr
+from xml.sax.saxutils import escape, quoteattr
 
 from gpulint.findings import RunResult
 
 
 def _text(value: str) -> str:
-    from xml.sax.saxutils import escape
-
     # XML 1.0 has no place for most control characters, even escaped.
     cleaned = "".join(c for c in value if c in "\t\n\r" or ord(c) >= 0x20)
     return escape(cleaned)

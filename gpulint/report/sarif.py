@@ -10,11 +10,10 @@ import attr
 import sarif_om as so
 
 from gpulint import __version__
-from gpulint.findings import Finding, Location, RunResult, Severity
-from gpulint.report import streaming
+from gpulint.findings import Finding, Location, RuleInfo, RunResult, Severity
+from gpulint.report import provenance, streaming
 from gpulint.report.held import detail_lines, summary_line
 from gpulint.report.paths import from_root
-from gpulint.report.rule_pages import help_uri
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/gpulint/gpulint"
@@ -114,12 +113,11 @@ def _uri(path: str) -> str:
     return quote(from_root(path, "github").replace("\\", "/"))
 
 
-def _descriptor(info, builtin: frozenset[str]) -> so.ReportingDescriptor:
+def _descriptor(info: RuleInfo) -> so.ReportingDescriptor:
     return so.ReportingDescriptor(
         id=info.code,
         name=info.name,
-        # A documentation page exists for the built-in rules only (docs/rules/).
-        help_uri=help_uri(info.code) if info.code in builtin else None,
+        help_uri=info.help_uri,  # the built-in rules' pages in docs/rules/
         short_description=so.MultiformatMessageString(text=info.summary),
         full_description=so.MultiformatMessageString(text=info.summary),
         help=so.MultiformatMessageString(text=info.summary, markdown=info.doc or info.summary),
@@ -212,7 +210,7 @@ def build(result: RunResult) -> so.SarifLog:
                 version=__version__,
                 semantic_version=__version__,
                 information_uri=INFO_URI,
-                rules=[_descriptor(r, _builtin_codes()) for r in rules],
+                rules=[_descriptor(r) for r in rules],
             )
         ),
         invocations=[invocation],
@@ -223,16 +221,8 @@ def build(result: RunResult) -> so.SarifLog:
     return so.SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=[run])
 
 
-def _builtin_codes() -> frozenset[str]:
-    from gpulint.rules.registry import builtin_rules
-
-    return frozenset(rule.code for rule in builtin_rules())
-
-
 def _provenance() -> list[so.VersionControlDetails] | None:
     """The git checkout the run is in, when it is one (read from .git, no process)."""
-    from gpulint.report import provenance
-
     found = provenance.find(os.getcwd())
     if found is None:
         return None

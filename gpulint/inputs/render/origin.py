@@ -14,6 +14,7 @@ from typing import Any
 
 from gpulint.findings import Location
 from gpulint.inputs.discover import display_path
+from gpulint.inputs.render import kustomization_file
 from gpulint.inputs.sources import Source, decode
 from gpulint.yaml import positions
 from gpulint.yaml.parse import Document, parse
@@ -101,8 +102,6 @@ class OriginMapper:
         return self._kustomization(location)
 
     def _kustomization(self, location: Location) -> Location:
-        from gpulint.inputs.render import kustomization_file
-
         found = kustomization_file(self.folder) if self.folder else None
         return Location(display_path(found), 1, 1, 1, 1) if found else location
 
@@ -213,8 +212,6 @@ def _shared(rendered: Any, origin: Any, path: tuple) -> tuple:
 
 
 def _patches_of(folder: str, seen: set[str]) -> list[str]:
-    from gpulint.inputs.render import kustomization_file
-
     real = os.path.realpath(folder)
     kfile = kustomization_file(folder)
     if real in seen or kfile is None or len(seen) > 50:
