@@ -265,3 +265,12 @@ def test_a_key_whose_block_an_expression_writes_names_that_values_key():
     hit = find(text, ("spec", "template", "spec", "tolerations"))
     assert (hit.line, hit.column) == (5, 7)
     assert value_reference(text, hit) == ("tolerations",)
+
+
+def test_a_source_comment_outside_the_chart_names_no_values_file(tmp_path):
+    from gpulint.config.settings import RenderOptions
+    from gpulint.inputs.render.values_origin import ValuesIndex
+
+    (tmp_path / "values.yaml").write_text("gpus: 1\n")
+    index = ValuesIndex(str(tmp_path / "chart"), RenderOptions())
+    assert index.origin("chart/charts/../../templates/x.yaml", ("gpus",)) is None

@@ -40,6 +40,8 @@ class ValuesIndex:
         if not path:
             return None
         parts = template.replace("\\", "/").split("/")
+        if ".." in parts:
+            return None  # a `# Source:` of a stream on stdin may name anything
         subcharts = []  # `chart/charts/a/charts/b/templates/x.yaml` -> [a, b]
         for i, part in enumerate(parts[1:-1], start=1):
             if part == "charts" and i + 1 < len(parts):
