@@ -40,6 +40,21 @@ class Location:
 
 
 @dataclass(frozen=True, slots=True)
+class ValueSource:
+    """Where a rendered value came from: a Helm values file's key, or a ``--set``."""
+
+    key: str  # dotted, as helm's --set spells it
+    location: Location | None  # the key in values.yaml or a --values file
+    set_by: str | None = None  # the --set assignment, when one gave the value
+
+    def label(self) -> str:
+        if self.set_by is not None or self.location is None:
+            return f"--set {self.set_by}"
+        loc = self.location
+        return f"{loc.file}:{loc.line}:{loc.column}"
+
+
+@dataclass(frozen=True, slots=True)
 class ResourceRef:
     kind: str
     name: str
@@ -115,6 +130,7 @@ class Finding:
     template: str | None = None  # Helm template (``# Source:``) or Kustomize origin
     template_location: Location | None = None
     related: tuple[Related, ...] = ()  # other places the finding concerns
+    value_source: ValueSource | None = None  # the Helm values key a rendered value came from
     suppression: Suppression | None = None
     held: tuple[str, ...] = ()  # cluster facts it needs that the run lacks: held back, not shown
     fix: FixInfo | None = None  # gpulint/fix/: what --fix would change
@@ -154,6 +170,7 @@ class RuleInfo:
     severity: Severity
     summary: str
     doc: str
+    help_uri: str | None = None  # the rule's documentation page (built-in rules: docs/rules/)
 
 
 # What each cluster fact a rule may need is (model/profile.py names them), for the reports.

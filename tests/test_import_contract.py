@@ -108,6 +108,8 @@ LAZY: dict[tuple[str, str], str] = {
     ("gpulint.report", "gpulint.report.json"): "~0.4 ms; only the format asked for",
     ("gpulint.report", "gpulint.report.github"): "~0.3 ms; only the format asked for",
     ("gpulint.report", "gpulint.report.text"): "only the format asked for",
+    ("gpulint.report", "gpulint.report.gitlab"): "only the format asked for",
+    ("gpulint.report", "gpulint.report.junit"): "only the format asked for",
     ("gpulint.report.sarif", "urllib.parse"): "urllib.parse: ~3.5 ms, SARIF only",
     ("gpulint.findings", "hashlib"): "hashlib (OpenSSL): ~4 ms, only for fingerprints",
     # The fixer only with --fix or --diff, difflib only with --diff.

@@ -128,7 +128,7 @@ def test_overlay_findings_point_at_the_origin_files(only_wheel_kubectl, overlay)
     assert (located["path"], located["line"], located["column"]) == ("base/deployment.yaml", 14, 15)
 
 
-def test_a_patched_value_falls_back_to_the_rendered_stream(only_wheel_kubectl, overlay):
+def test_a_patched_value_is_reported_in_the_patch(only_wheel_kubectl, overlay):
     _put(
         overlay,
         {
@@ -151,8 +151,9 @@ def test_a_patched_value_falls_back_to_the_rendered_stream(only_wheel_kubectl, o
     code, data = _check("overlay")
     assert data["errors"] == []
     (deployment,) = [f for f in data["findings"] if f["resource"]["kind"] == "Deployment"]
-    # The 4 came from the patch, not from base/deployment.yaml: report where it is rendered.
-    assert deployment["path"] == "overlay (kustomize build)"
+    # The 4 came from the patch, not from base/deployment.yaml: report it in the patch.
+    where = (deployment["path"], deployment["line"], deployment["column"])
+    assert where == ("overlay/replicas.yaml", 12, 15)  # nvidia.com/gpu: 4
     assert deployment["template"] == "base/deployment.yaml"
     assert deployment["templateLocation"] is None
     rendered = run_cli("check", "--select", "GPU101", "overlay", "--verbose").output
@@ -446,3 +447,39 @@ def test_fix_leaves_a_node_a_patch_changed(only_wheel_kubectl, overlay):
     assert reasons["prod-eval"] is None
     run_cli("check", "overlay", "--select", "GPU101", "--fix")
     assert (overlay / "base/deployment.yaml").read_text() == before
+
+
+def test_a_json_patch_value_lands_on_the_origin_key_never_on_the_stream(
+    only_wheel_kubectl, overlay
+):
+    _put(
+        overlay,
+        {
+            "overlay/kustomization.yaml": """
+                resources:
+                  - ../base
+                patches:
+                  - path: gpus.json
+                    target:
+                      kind: Deployment
+                      name: train
+            """,
+            "overlay/gpus.json": json.dumps(
+                [
+                    {
+                        "op": "replace",
+                        "path": "/spec/template/spec/containers/0/resources/requests/"
+                        + "nvidia.com~1gpu",
+                        "value": 3,
+                    }
+                ]
+            ),
+        },
+    )
+    code, data = _check("overlay")
+    assert data["errors"] == []
+    (finding,) = data["findings"]
+    assert "(3)" in finding["message"]
+    # base/deployment.yaml line 14 holds the key the JSON patch changed.
+    assert (finding["path"], finding["line"], finding["column"]) == ("base/deployment.yaml", 14, 15)
+    assert finding["templateLocation"] is None

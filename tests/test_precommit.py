@@ -124,8 +124,8 @@ def test_hooks_file_declares_the_hooks():
     )
     hooks = {hook["id"]: hook for hook in doc.data}
     assert errors == [] and set(hooks) == {"gpulint", "gpulint-charts", "gpulint-fix"}
-    assert hooks["gpulint-fix"]["entry"] == "gpulint check --fix"
-    assert hooks["gpulint"]["entry"] == "gpulint check"
+    assert hooks["gpulint-fix"]["entry"] == "gpulint check --fix --only-manifests"
+    assert hooks["gpulint"]["entry"] == "gpulint check --only-manifests"
     assert hooks["gpulint"]["language"] == "python"
     assert hooks["gpulint"]["types_or"] == ["yaml", "json"]
     assert hooks["gpulint-charts"]["pass_filenames"] is False
@@ -136,6 +136,25 @@ def test_hook_passes_on_a_clean_manifest_and_never_gets_a_helm_template(repo, en
     assert result.returncode == 0, result.stdout + result.stderr
     assert "gpulint" in result.stdout and "Passed" in result.stdout
     assert "0 error(s), 0 warning(s), 0 note(s) in 1 file" in result.stdout
+
+
+def test_hook_leaves_json_with_comments_alone_but_not_a_broken_manifest(repo, env):
+    # tsconfig.json and VS Code settings are JSON with comments: not YAML, not Kubernetes.
+    jsonc = '{\n  // strict\n  "compilerOptions": {"strict": true,},\n}\n'
+    (repo / "tsconfig.json").write_text(jsonc)
+    (repo / ".vscode").mkdir()
+    (repo / ".vscode" / "settings.json").write_text('{\n  // editor\n  "a": 1,\n}\n')
+    (repo / "deploy" / "broken.yaml").write_text("apiVersion: v1\nkind: [Pod\n")
+    subprocess.run(["git", "add", "."], cwd=repo, env=env, check=True)
+    names = ("tsconfig.json", ".vscode/settings.json", "deploy/good.yaml")
+    result = _try_repo(repo, env, "gpulint", *names)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "invalid" not in result.stdout
+    result = _try_repo(repo, env, "gpulint", *names, "deploy/broken.yaml")
+    assert result.returncode == 1, result.stdout + result.stderr  # pre-commit's own code
+    assert "exit code: 2" in result.stdout
+    assert "deploy/broken.yaml:3:1: error [input] invalid YAML" in result.stdout
+    assert "tsconfig.json" not in result.stdout
 
 
 def test_hook_fails_on_a_bad_manifest(repo, env):

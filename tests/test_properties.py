@@ -277,7 +277,7 @@ def test_worker_processes_give_the_single_process_output(monkeypatch):
                 "limits: {nvidia.com/gpu: 2", f"limits: {{nvidia.com/gpu: {variants[i % 6]}"
             )
             Path(work, f"w{i:02d}.yaml").write_text(text.replace("name: train", f"name: t{i}"))
-        Path(work, "broken.yaml").write_text("a: [\n")
+        Path(work, "broken.yaml").write_text("kind: [\n")  # a manifest that does not parse
         single = run_cli("check", "--format", "json", "--jobs", "1", work)
         spread = run_cli("check", "--format", "json", "--jobs", "3", work)
     assert pools == [3]  # the second run really used 3 worker processes

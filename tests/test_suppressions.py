@@ -320,20 +320,15 @@ def test_config_exemption_is_external_in_sarif(check, tmp_path):
 
 # --- rendered inputs: the comments and annotations of the files findings point at ---
 
-# The Helm fixtures: a chart folder and a fake helm binary that prints a rendered stream.
-chart, fake_helm = test_helm.chart, test_helm.fake_helm
+# The Helm fixture: a chart folder, rendered by the real helm (conftest's real_helm).
+chart = test_helm.chart
 
 
-def test_comment_in_a_helm_template_silences_the_mapped_finding(chart, fake_helm):
+def test_comment_in_a_helm_template_silences_the_mapped_finding(chart, real_helm):
     line = "              nvidia.com/gpu: {{ .Values.gpus }}"
     template = chart / "templates" / "deployment.yaml"
     template.write_text(template.read_text().replace(line, line + "  # gpulint: disable=GPU101 ok"))
     # helm keeps comments: the rendered stream carries a copy on the rendered line.
-    fake_helm.rendered.write_text(
-        fake_helm.rendered.read_text().replace(
-            "nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable=GPU101 ok"
-        )
-    )
     result = run_cli("check", "--format", "json", "--select", "GPU001,GPU101", "mychart")
     report = json.loads(result.stdout)
     assert result.exit_code == 0

@@ -136,13 +136,14 @@ PATCHES = {
 def test_a_walk_lints_the_overlay_and_nothing_on_its_patches(only_wheel_kubectl, repo):
     code, data = _check(".")
     assert data["errors"] == []
-    rendered = "app/overlays/prod (kustomize build)"
+    patch = "app/overlays/prod/patches/resources.yaml"
     # The base is built on by the overlay: rendered once, through it. Its missing GPU limit
     # (GPU101) is what the overlay's patch adds, its model what the selector patch selects;
-    # the limits came from a patch, so those findings stay on the rendered stream.
+    # the limits came from the strategic-merge patch, so those findings are on the patch's
+    # lines (the origin of the value), found through the render, never by linting the patch.
     assert _where(data) == [
-        ("GPU106", rendered, 22, 11),
-        ("GPU202", rendered, 23, 13),
+        ("GPU106", patch, 11, 13),
+        ("GPU202", patch, 12, 15),
         ("GPU106", "plain/job.yaml", 16, 11),
         ("GPU101", "plain/job.yaml", 18, 15),
         ("GPU201", "plain/job.yaml", 18, 15),
@@ -166,14 +167,20 @@ def test_a_patch_outside_the_overlay_folder_is_not_linted_alone(only_wheel_kubec
     )
     code, data = _check(".", "--load-restrictor", "LoadRestrictionsNone")
     assert data["errors"] == []
-    assert not any(f["path"].startswith("app/patches/") for f in data["findings"])
-    # The dev overlay is a unit of its own: the base's lines, the patched limit rendered.
-    dev = [w for w in _where(data) if w[1].startswith("app/overlays/dev")]
+    # The dev overlay is a unit of its own: the patched limit is reported on the patch's
+    # lines through the dev render (its resource is dev's Deployment), and the patch is
+    # never linted alone (that would report GPU101/GPU106 on it as a whole object).
+    dev = [w for w in _where(data) if w[1].startswith(("app/overlays/dev", "app/patches/"))]
     assert dev == [
-        ("GPU106", "app/overlays/dev (kustomize build)", 22, 11),
-        ("GPU201", "app/overlays/dev (kustomize build)", 23, 13),
-        ("GPU202", "app/overlays/dev (kustomize build)", 23, 13),
+        ("GPU106", "app/patches/gpu.yaml", 11, 13),
+        ("GPU201", "app/patches/gpu.yaml", 12, 15),
+        ("GPU202", "app/patches/gpu.yaml", 12, 15),
     ]
+    assert all(
+        f["template"] == "app/base/deployment.yaml"
+        for f in data["findings"]
+        if f["path"].startswith("app/patches/")
+    )
 
 
 def test_verbose_says_how_each_file_was_linted(only_wheel_kubectl, repo):
@@ -261,8 +268,8 @@ def test_when_a_root_fails_the_kustomizations_it_builds_on_are_rendered(only_whe
     # The overlay's findings, as when it is the root itself.
     rendered = [w for w in _where(data) if not w[1].startswith("plain/")]
     assert rendered == [
-        ("GPU106", "app/overlays/prod (kustomize build)", 22, 11),
-        ("GPU202", "app/overlays/prod (kustomize build)", 23, 13),
+        ("GPU106", "app/overlays/prod/patches/resources.yaml", 11, 13),
+        ("GPU202", "app/overlays/prod/patches/resources.yaml", 12, 15),
     ]
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import textwrap
 from collections.abc import Iterable
 from typing import TextIO
 
@@ -20,8 +22,8 @@ from gpulint.findings import RunResult, Severity
 from gpulint.inputs import discover as discovery
 from gpulint.inputs import units
 from gpulint.inputs.cluster import prepare
-from gpulint.report import FORMATS, write
-from gpulint.rules.registry import Rule, default_registry
+from gpulint.report import FORMATS, rule_pages, write
+from gpulint.rules.registry import Rule, builtin_rules, default_registry
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -31,14 +33,32 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
 
 
-def _color(stream: TextIO, fmt: str) -> bool:
-    if fmt != "text" or os.environ.get("NO_COLOR"):
+def _color(stream: TextIO, fmt: str, when: str = "auto") -> bool:
+    """--color always/never win; else NO_COLOR, then FORCE_COLOR (no-color.org,
+    force-color.org), then whether the stream is a terminal. Only text has colour."""
+    if fmt != "text" or when == "never":
         return False
+    if when == "always":
+        return True
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
     return hasattr(stream, "isatty") and stream.isatty()
 
 
+def _one_to_stdout(formats: tuple[str, ...], outputs: tuple[str, ...]) -> None:
+    """Two reports on one stream parse as neither: refuse before linting anything."""
+    to_stdout = [f for i, f in enumerate(formats) if i >= len(outputs) or outputs[i] == "-"]
+    if len(to_stdout) > 1:
+        raise click.UsageError(
+            f"{' and '.join(to_stdout)} would both go to standard output; give all but one "
+            "an --output file (--output is paired with --format in order)"
+        )
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="gpulint")
+@click.version_option(__version__, "--version", "-V", prog_name="gpulint")
 def cli() -> None:
     """gpulint: find GPU workload mistakes in Kubernetes manifests before they reach a cluster."""
 
@@ -68,6 +88,13 @@ def cli() -> None:
     type=click.Choice(["error", "warning", "note"]),
     default=None,
     help="Lowest severity that makes the exit code 1 (default: warning).",
+)
+@click.option(
+    "--color",
+    "color_when",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    help="Colour the text report: auto (a terminal, unless NO_COLOR; FORCE_COLOR forces it).",
 )
 @click.option("--stdin-filename", default=None, help="Name to give standard input ('-').")
 @click.option("--verbose", "-v", is_flag=True, help="Say more about what was read and how.")
@@ -108,6 +135,12 @@ def cli() -> None:
     help="Read YAML files that are not Kubernetes objects as this chart's values "
     "(for values files gpulint cannot place by content).",
 )
+@click.option(
+    "--only-manifests",
+    is_flag=True,
+    help="Skip named files that do not parse and are not Kubernetes (no apiVersion/kind), "
+    "as a folder walk does (the pre-commit hook passes it).",
+)
 def check(
     paths: tuple[str, ...],
     formats: tuple[str, ...],
@@ -122,12 +155,15 @@ def check(
     cluster: tuple[str, ...] = (),
     pods: str | None = None,
     values_for: str | None = None,
+    only_manifests: bool = False,
+    color_when: str = "auto",
 ) -> None:
     """Lint manifests, folders, or standard input ('-')."""
     if len(outputs) > max(len(formats), 1):
         raise click.UsageError("each --output needs a --format in the same position")
     if not formats:
         formats = ("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",)
+    _one_to_stdout(formats, outputs)
     registry = default_registry()
     setup = adoption.setup(registry)  # config file (exit 2 on mistakes), suppressions, baseline
     registry = setup.registry
@@ -144,6 +180,7 @@ def check(
         jobs=jobs or cpu_count(),
         render=render_flags.given(),
         values_for=values_for,
+        only_manifests=only_manifests,
     )
     setup.apply(settings)
     targets, errors = discovery.discover(
@@ -181,18 +218,20 @@ def check(
             result = lint()
         for line in fix_options.summary(fixed, result, verbose):
             click.echo(line, err=True)
-    _write_outputs(result, formats, outputs)
+    _write_outputs(result, formats, outputs, color_when)
     if not any(f == "text" and i >= len(outputs) for i, f in enumerate(formats)):
         for notice in result.notices:  # the text report prints them; other formats do not
             click.echo(f"gpulint: note: {notice}", err=True)
     sys.exit(exit_code(result, settings.fail_on))
 
 
-def _write_outputs(result: RunResult, formats: tuple[str, ...], outputs: tuple[str, ...]) -> None:
+def _write_outputs(
+    result: RunResult, formats: tuple[str, ...], outputs: tuple[str, ...], color_when: str = "auto"
+) -> None:
     for i, fmt in enumerate(formats):
         target = outputs[i] if i < len(outputs) else None
         if target in (None, "-"):
-            write(fmt, result, sys.stdout, color=_color(sys.stdout, fmt))
+            write(fmt, result, sys.stdout, color=_color(sys.stdout, fmt, color_when))
             sys.stdout.flush()
         else:
             try:
@@ -219,16 +258,48 @@ def exit_code(result: RunResult, fail_on: Severity) -> int:
     show_default=True,
     help="text: aligned columns; markdown: the table README.md shows.",
 )
-def list_rules(fmt: str) -> None:
+@click.option(
+    "--docs",
+    "docs_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write one Markdown page per built-in rule into this folder (docs/rules).",
+)
+def list_rules(fmt: str, docs_dir: str | None = None) -> None:
     """List the rules: code, name, default severity and summary."""
+    if docs_dir is not None:
+        _write_rule_pages(docs_dir)
+        return
     registry = adoption.configured_registry()
     if fmt == "markdown":
         click.echo(rules_markdown(registry), nl=False)
         return
     rows = [(r.code, r.name, str(r.severity), _fix_mark(r.fix) + r.summary) for r in registry]
+    for line in rule_table(rows, _terminal_width()):
+        click.echo(line)
+
+
+def _terminal_width() -> int | None:
+    """The terminal's width (COLUMNS first), or None when the output is not a terminal."""
+    if os.environ.get("COLUMNS", "").isdigit():
+        return int(os.environ["COLUMNS"])
+    if not sys.stdout.isatty():
+        return None  # a pipe or a file: one line a rule, for grep
+    return shutil.get_terminal_size().columns
+
+
+def rule_table(rows: list[tuple[str, str, str, str]], width: int | None) -> list[str]:
+    """Aligned columns; the summary wraps under itself to fit ``width``."""
     widths = [max(len(row[i]) for row in rows) for i in range(3)] if rows else [0, 0, 0]
+    indent = sum(widths) + 6
+    room = (width or 0) - indent
+    lines = []
     for code, name, severity, summary in rows:
-        click.echo(f"{code:<{widths[0]}}  {name:<{widths[1]}}  {severity:<{widths[2]}}  {summary}")
+        head = f"{code:<{widths[0]}}  {name:<{widths[1]}}  {severity:<{widths[2]}}  "
+        parts = textwrap.wrap(summary, room) if width and room >= 20 else [summary]
+        lines.append(head + (parts[0] if parts else ""))
+        lines.extend(" " * indent + part for part in parts[1:])
+    return lines
 
 
 def rules_markdown(rules: Iterable[Rule]) -> str:
@@ -245,7 +316,12 @@ def _fix_mark(fix: str | None) -> str:
     return {"safe": "[fix] ", "unsafe": "[fix*] "}.get(fix or "", "")
 
 
-@cli.command(name="config-schema")
+def _write_rule_pages(folder: str) -> None:
+    written = rule_pages.write(folder, [rule.info for rule in builtin_rules()])
+    click.echo(f"wrote {len(written)} rule pages to {folder}")
+
+
+@cli.command(name="config-schema", short_help="Print the JSON Schema of .gpulint.yaml.")
 def config_schema() -> None:
     """Print the JSON Schema of .gpulint.yaml (for editor completion)."""
     click.echo(schema_text(), nl=False)

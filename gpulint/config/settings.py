@@ -130,4 +130,6 @@ class Settings:
     # a YAML file that content cannot place is read as (--values-for), the cluster.
     render: RenderOptions = field(default_factory=RenderOptions)
     values_for: str | None = None
+    # Skip named files that do not parse and are no manifest, as a walk does (pre-commit).
+    only_manifests: bool = False
     cluster: ClusterOptions = field(default_factory=ClusterOptions)

@@ -9,30 +9,33 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
 from gpulint.config.settings import Settings
 from gpulint.engine.workers import lint_all
 from gpulint.filter import suppress
-from gpulint.findings import Finding, HeldBack, InputError, RunResult
+from gpulint.findings import Finding, HeldBack, InputError, RuleInfo, RunResult
 from gpulint.fix.attach import fix_info
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import idle_rules
 from gpulint.inputs.profile_scan import build_profile
 from gpulint.inputs.readers import PLAIN, Readers
+from gpulint.inputs.skip import not_a_manifest
 from gpulint.inputs.sources import Source
 from gpulint.inputs.units import GLOBAL, unit_of
+from gpulint.model.describe import describe
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
+from gpulint.report import rule_pages
 from gpulint.report.held import detail_lines
 from gpulint.rules.anchor import Anchor
-from gpulint.rules.registry import Registry, default_registry
+from gpulint.rules.registry import Registry, builtin_rules, default_registry
 from gpulint.rules.rule import Context, Report, Rule
 from gpulint.yaml import toml_tree
 from gpulint.yaml.parse import Document, documents
-from gpulint.yaml.positions import place
+from gpulint.yaml.positions import place_with_value
 
 
 @dataclass
@@ -60,10 +63,11 @@ def make_finding(
     fix = None if report.fix is None else fix_info(doc, prefix, report.fix, rule.fix)
     if report.anchor is None:
         path = prefix + tuple(report.path)
-        location, pointer, template, at_template = place(doc, path, report.at)
+        location, pointer, template, at_template, value = place_with_value(doc, path, report.at)
         ref = resource.ref if resource else None
         anchor = Anchor(location, pointer, ref, report.container, template, at_template)
-        return rule.placed_finding(report, settings, anchor, profile, fix)
+        finding = rule.placed_finding(report, settings, anchor, profile, fix)
+        return finding if value is None else replace(finding, value_source=value)
     return rule.placed_finding(report, settings, profile=profile, fix=fix)
 
 
@@ -118,6 +122,8 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     wants_annotations = suppress.wanted(source, ctx.settings)
     start = len(result.findings)
     parse = toml_tree.documents if toml_tree.is_toml(source) else documents
+    plain = source.origin in ("file", "stdin")  # renderers say what they rendered themselves
+    seen: list[str] | None = [] if ctx.settings.verbose and plain else None
     # Document by document: each node tree is freed before the next one is built.
     for doc in parse(source, errors):
         if not isinstance(doc.data, dict):
@@ -132,6 +138,10 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
                 )
             )
             continue
+        if seen is not None and len(seen) < 20:
+            seen.append(
+                f"document {doc.index + 1} (line {doc.line}): {describe(doc, _values_for(ctx))}"
+            )
         try:
             _check_document(ctx, doc, result)
             if wants_annotations:
@@ -142,6 +152,18 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
             )
         finally:
             release(doc)
+    if errors and source.meta.get("skip_if_not_manifest") and not_a_manifest(source, errors):
+        if ctx.settings.verbose:
+            result.notices.append(
+                f"{source.path}: skipped: {errors[0].message.split(':')[0]} "
+                "and no apiVersion, kind or GPU config in it (not a manifest)"
+            )
+        errors = []
+        seen = None
+    if seen is not None:
+        result.notices.extend(f"{source.path}: {line}" for line in seen)
+        if not seen and not errors:
+            result.notices.append(f"{source.path}: read; no documents in it")
     result.errors.extend(errors)
     suppress.in_source(source, annotations, result.findings[start:], result, ctx.settings)
 
@@ -172,6 +194,8 @@ def _lint_target(target: Target, ctx: Context, readers: Readers) -> FileResult:
     for source in sources:
         result.files += 1
         result.notices.extend(source.meta.get("notices", ()))
+        if target.walked or ctx.settings.only_manifests:
+            source.meta["skip_if_not_manifest"] = True
         lint_source(ctx, source, result)
     return result
 
@@ -236,7 +260,7 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     findings = [f for f in findings if not f.held]
     findings.sort(key=Finding.sort_key)
     errors.sort(key=InputError.sort_key)
-    rules = [r.info for r in ctx.rules]
+    rules = _with_pages([r.info for r in ctx.rules])
     if held and ctx.settings.verbose:
         notices.update(dict.fromkeys(detail_lines(held)))
     return RunResult(findings, errors, rules, files, list(notices), held)
@@ -271,4 +295,17 @@ def held_back(findings: list[Finding], rules: list[Rule]) -> list[HeldBack]:
     names = {r.code: r.name for r in rules}
     return [
         HeldBack(code, names.get(code, ""), needs, n) for (code, needs), n in sorted(counts.items())
+    ]
+
+
+def _values_for(ctx: Context) -> str | None:
+    return ctx.settings.values_for
+
+
+def _with_pages(infos: list[RuleInfo]) -> list[RuleInfo]:
+    """Built-in rules have a documentation page (docs/rules/); plugins' rules do not."""
+    builtin = {rule.code for rule in builtin_rules()}
+    return [
+        replace(info, help_uri=rule_pages.help_uri(info.code)) if info.code in builtin else info
+        for info in infos
     ]

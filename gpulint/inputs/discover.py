@@ -31,6 +31,7 @@ class Target:
 
     path: str  # the path as findings will name it
     kind: str = "file"  # "file", "stdin", or a renderer's name ("helm", "kustomize")
+    walked: bool = False  # found by walking a folder, not named on the command line
 
 
 # A folder handler claims a folder (e.g. a Helm chart) and returns the targets
@@ -153,7 +154,7 @@ def _walk(
             elif entry.name.endswith(LINTED_SUFFIXES) or (
                 entry.name.endswith(".toml") and _is_containerd_config(path)
             ):
-                found.append(Target(display_path(path)))
+                found.append(Target(display_path(path), walked=True))
         stack.extend((sub, inside) for sub in reversed(subfolders))
     targets.extend(sorted(found, key=lambda t: t.path))
 
@@ -167,11 +168,14 @@ def _is_containerd_config(path: str) -> bool:
 
 
 def _dedupe(targets: list[Target]) -> list[Target]:
-    seen: set[tuple[str, str]] = set()
-    unique = []
+    """Each input once, in first-seen order; named on the command line wins over walked."""
+    seen: dict[tuple[str, str], int] = {}
+    unique: list[Target] = []
     for target in targets:
         key = (target.path, target.kind)
         if key not in seen:
-            seen.add(key)
+            seen[key] = len(unique)
             unique.append(target)
+        elif not target.walked:
+            unique[seen[key]] = target
     return unique

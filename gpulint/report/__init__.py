@@ -7,7 +7,7 @@ from typing import TextIO
 
 from gpulint.findings import RunResult
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit")
 
 
 def render(fmt: str, result: RunResult, color: bool = False) -> str:
@@ -30,6 +30,10 @@ def _reporter(fmt: str) -> Callable[[RunResult, bool], Iterator[str]]:
         from gpulint.report.sarif import chunks as fn
     elif fmt == "github":
         from gpulint.report.github import chunks as fn
+    elif fmt == "gitlab":
+        from gpulint.report.gitlab import chunks as fn
+    elif fmt == "junit":
+        from gpulint.report.junit import chunks as fn
     else:
         raise ValueError(f"unknown format {fmt!r}")
     return fn

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from gpulint.findings import RunResult, Severity
 from gpulint.report.held import summary_line
+from gpulint.report.paths import from_root
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
@@ -25,12 +26,17 @@ def _command(kind: str, props: dict[str, object], message: str) -> str:
 
 def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
     for error in result.errors:
-        props = {"file": error.file, "line": error.line, "col": error.column, "title": "gpulint"}
+        props = {
+            "file": from_root(error.file, "github"),
+            "line": error.line,
+            "col": error.column,
+            "title": "gpulint",
+        }
         yield _command("error", props, error.message) + "\n"
     for finding in result.active():
         loc = finding.location
         props = {
-            "file": loc.file,
+            "file": from_root(loc.file, "github"),
             "line": loc.line,
             "col": loc.column,
             "endLine": loc.end_line,
@@ -41,6 +47,9 @@ def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
         if finding.resource:
             message += f" ({finding.resource.label()}"
             message += f", container {finding.container})" if finding.container else ")"
+        if finding.value_source:
+            source = finding.value_source
+            message += f" [value {source.key} from {source.label()}]"
         for other in finding.related:  # shown as further lines of the annotation
             message += f"\nrelated: {other.location.file}:{other.location.line}: {other.message}"
         yield _command(_COMMAND[finding.severity], props, message) + "\n"

@@ -60,6 +60,7 @@ def finding_to_dict(finding: Finding) -> dict:
         "suppression": asdict(finding.suppression) if finding.suppression else None,
         "fingerprint": finding.fingerprint(),
         "fix": _fix(finding.fix),
+        **_value_source(finding),
     }
 
 
@@ -108,3 +109,17 @@ def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
         document["heldBack"] = as_dicts(result.held_back)
     yield from streaming.dump(document, map(finding_to_dict, result.findings), "findings")
     yield "\n"
+
+
+def _value_source(finding: Finding) -> dict:
+    """Only for rendered Helm values, so plain-file reports keep their shape."""
+    value = finding.value_source
+    if value is None:
+        return {}
+    return {
+        "valueSource": {
+            "key": value.key,
+            "location": _location(value.location),
+            "setBy": value.set_by,
+        }
+    }

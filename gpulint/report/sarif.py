@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -9,9 +10,10 @@ import attr
 import sarif_om as so
 
 from gpulint import __version__
-from gpulint.findings import Finding, Location, RunResult, Severity
-from gpulint.report import streaming
+from gpulint.findings import Finding, Location, RuleInfo, RunResult, Severity
+from gpulint.report import provenance, streaming
 from gpulint.report.held import detail_lines, summary_line
+from gpulint.report.paths import from_root
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/gpulint/gpulint"
@@ -108,13 +110,14 @@ def _fixes(finding: Finding) -> list[so.Fix] | None:
 def _uri(path: str) -> str:
     from urllib.parse import quote
 
-    return quote(path.replace("\\", "/"))
+    return quote(from_root(path, "github").replace("\\", "/"))
 
 
-def _descriptor(info) -> so.ReportingDescriptor:
+def _descriptor(info: RuleInfo) -> so.ReportingDescriptor:
     return so.ReportingDescriptor(
         id=info.code,
         name=info.name,
+        help_uri=info.help_uri,  # the built-in rules' pages in docs/rules/
         short_description=so.MultiformatMessageString(text=info.summary),
         full_description=so.MultiformatMessageString(text=info.summary),
         help=so.MultiformatMessageString(text=info.summary, markdown=info.doc or info.summary),
@@ -154,6 +157,15 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> so.Result:
         )
         for i, other in enumerate(finding.related)
     )
+    value = finding.value_source
+    if value is not None and value.location is not None:
+        related.append(
+            so.Location(
+                id=len(related),
+                physical_location=_physical(value.location),
+                message=so.Message(text=f"value {value.key}"),
+            )
+        )
     suppressions = None
     if finding.suppression is not None:
         suppressions = [
@@ -206,10 +218,28 @@ def build(result: RunResult) -> so.SarifLog:
             )
         ),
         invocations=[invocation],
+        version_control_provenance=_provenance(),
         results=[],
         column_kind="unicodeCodePoints",
     )
     return so.SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=[run])
+
+
+def _provenance() -> list[so.VersionControlDetails] | None:
+    """The git checkout the run is in, when it is one (read from .git, no process)."""
+    found = provenance.find(os.getcwd())
+    if found is None:
+        return None
+    # %SRCROOT% is the checkout's root only when paths are written from it.
+    at_root = os.path.realpath(os.getcwd()) == os.path.realpath(found.root)
+    return [
+        so.VersionControlDetails(
+            repository_uri=found.repository_uri,
+            revision_id=found.revision,
+            branch=found.branch,
+            mapped_to=so.ArtifactLocation(uri_base_id="%SRCROOT%") if at_root else None,
+        )
+    ]
 
 
 def _physical_only(path: str, line: int, column: int) -> so.Location:

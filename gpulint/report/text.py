@@ -34,6 +34,8 @@ def format_finding(finding: Finding, color: bool = False) -> str:
         line += " " + _paint(f"({', '.join(context)})", _DIM, color)
     if finding.template:
         line += f" [template {finding.template}]"
+    if finding.value_source:
+        line += f" [value {finding.value_source.key} from {finding.value_source.label()}]"
     if finding.suppression:
         line += f" [suppressed: {finding.suppression.kind}]"
     for other in finding.related:  # the other files a cross-file rule compared

@@ -332,7 +332,10 @@ def documents(source: Source, errors: list[InputError]) -> Iterator[Document]:
         if placeholder is not None:  # a template cascade: say what it is, once
             errors.append(InputError(source.path, RENDER_FIRST, *placeholder))
         else:
-            errors.append(InputError(source.path, exc.message, exc.line, exc.column))
+            message = exc.message
+            if source.path.lower().endswith(".json") and message.startswith("invalid YAML"):
+                message = "invalid JSON" + message[len("invalid YAML") :]  # JSON is read as YAML
+            errors.append(InputError(source.path, message, exc.line, exc.column))
 
 
 def _iter_documents(source: Source) -> Iterator[Document]:

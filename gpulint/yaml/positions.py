@@ -116,12 +116,19 @@ def locate(doc: Document, path: tuple, at: str = "key") -> tuple[Location, str]:
 Place = tuple[Location, str, str | None, Location | None]
 
 
-def place(doc: Document, path: tuple, at: str = "key") -> Place:
-    """(location, pointer, template, template location): a renderer's mapper may move
-    the location to the template or origin file the document came from."""
+def place_with_value(doc: Document, path: tuple, at: str = "key") -> tuple:
+    """(location, pointer, template, template location, value source): a renderer's mapper
+    may move the location to the template or origin file the document came from, and name
+    the Helm values key a rendered value came from (a ``findings.ValueSource``)."""
     location, pointer = locate(doc, path, at)
     mapper = doc.source.meta.get("mapper")
     if mapper is None:
-        return location, pointer, doc.template, None
-    location, template, at_template = mapper(doc, path, at, location)
+        return location, pointer, doc.template, None, None
+    location, template, at_template, *value = mapper(doc, path, at, location)
+    return location, pointer, template, at_template, (value[0] if value else None)
+
+
+def place(doc: Document, path: tuple, at: str = "key") -> Place:
+    """(location, pointer, template, template location), as :func:`place_with_value`."""
+    location, pointer, template, at_template, _value = place_with_value(doc, path, at)
     return location, pointer, template, at_template

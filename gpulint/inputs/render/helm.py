@@ -9,16 +9,15 @@ Go text and are never parsed as YAML.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 
 from gpulint.config.settings import Settings
-from gpulint.findings import InputError, Location
+from gpulint.findings import InputError
 from gpulint.inputs.discover import Target, display_path
+from gpulint.inputs.render.helm_map import TemplateMapper
 from gpulint.inputs.render.process import run_tool
-from gpulint.inputs.render.template_map import find
 from gpulint.inputs.sources import Source, decode
-from gpulint.yaml import positions
-from gpulint.yaml.parse import Document
 
 NO_HELM = (
     "helm is not on PATH: Helm chart folders were not rendered; only their values.yaml "
@@ -58,10 +57,10 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
     argv = command(helm, chart, settings)
     outcome = run_tool(argv, settings.render.timeout)
     if not outcome.ok:
-        errors.append(InputError(chart, f"helm template failed: {outcome.message}"))
+        errors.append(failure(chart, outcome.message))
         return sources, errors
     rendered = Source(f"{chart} (helm template)", outcome.stdout, "helm")
-    rendered.meta["mapper"] = TemplateMapper(chart, primary=True)
+    rendered.meta["mapper"] = TemplateMapper(chart, primary=True, settings=settings)
     if settings.verbose:
         shown = " ".join(["helm", *argv[1:]])
         rendered.meta["notices"] = [f"{chart}: rendered with `{shown}`"]
@@ -80,59 +79,35 @@ def _values(chart: str) -> Source | InputError | None:
     return decode(display_path(path), data)
 
 
-def attach_chart_dir(source: Source, chart_dir: str) -> None:
+def attach_chart_dir(source: Source, chart_dir: str, settings: Settings) -> None:
     """A rendered stream given with --chart-dir: name the template line beside the finding."""
-    source.meta["mapper"] = TemplateMapper(chart_dir, primary=False)
+    source.meta["mapper"] = TemplateMapper(chart_dir, primary=False, settings=settings)
 
 
-class TemplateMapper:
-    """Maps a rendered document's path to its template's line (``# Source:`` names the file).
+# helm's messages name templates as `chart/templates/x.yaml:LINE[:COLUMN]`.
+_AT = re.compile(r"(?:template: |at \()(?P<file>[^\s:()]+):(?P<line>\d+)(?::(?P<col>\d+))?")
 
-    ``primary``: the finding moves to the template line (a chart folder, whose
-    rendered stream is no file); otherwise it stays in the stream and the
-    template line is added beside it.
-    """
 
-    def __init__(self, chart_dir: str, primary: bool) -> None:
-        self.chart_dir = chart_dir
-        self.primary = primary
-        self._texts: dict[str, str | None] = {}
-
-    def __call__(
-        self, doc: Document, path: tuple, at: str, location: Location
-    ) -> tuple[Location, str | None, Location | None]:
-        template = doc.template
-        if template is None:
-            return location, None, None
-        file = self._file(template)
-        text = self._text(file) if file else None
-        if file is None or text is None:
-            return location, template, None
-        _span, depth = positions.resolve(doc.node, path, at)
-        if depth < len(path):
-            at = "key"  # reported at the deepest node that exists
-        hit = find(text, path[:depth])
-        if hit is None:
-            return location, template, None
-        column, end = hit.column, hit.end_column
-        if at == "value" and hit.value_column is not None:
-            line_text = text.splitlines()[hit.line - 1]
-            column, end = hit.value_column, len(line_text.rstrip()) + 1
-        mapped = Location(display_path(file), hit.line, column, hit.line, end)
-        return (mapped if self.primary else location), template, mapped
-
-    def _file(self, template: str) -> str | None:
-        # `<chart>/templates/x.yaml`, or `<chart>/charts/<sub>/templates/x.yaml` for subcharts.
-        parts = template.replace("\\", "/").split("/")
-        if len(parts) < 2 or ".." in parts:
-            return None
-        return os.path.join(self.chart_dir, *parts[1:])
-
-    def _text(self, file: str) -> str | None:
-        if file not in self._texts:
-            try:
-                with open(file, encoding="utf-8") as handle:
-                    self._texts[file] = handle.read()
-            except (OSError, UnicodeDecodeError):
-                self._texts[file] = None
-        return self._texts[file]
+def failure(chart: str, message: str) -> InputError:
+    """helm's error at the template line it names, else at the chart's Chart.yaml."""
+    lines = [line for line in message.splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith("Use --debug flag")]
+    text = " ".join(line.strip() for line in lines)
+    text = re.sub(r"^helm exited with code \d+: (?:Error: )?", "", text)
+    found = _AT.search(text)
+    if found is not None:
+        parts = found.group("file").split("/")
+        file = os.path.join(chart, *parts[1:])
+        if len(parts) > 1 and ".." not in parts and os.path.isfile(file):
+            column = int(found.group("col") or 1)
+            return InputError(
+                display_path(file),
+                f"helm template failed: {text}",
+                int(found.group("line")),
+                column,
+            )
+    schema = os.path.join(chart, "values.schema.json")
+    if "values don't meet the specifications" in text and os.path.isfile(schema):
+        return InputError(display_path(schema), f"helm template failed: {text}")
+    anchor = os.path.join(chart, "Chart.yaml")
+    return InputError(display_path(anchor), f"helm template failed: {text}")

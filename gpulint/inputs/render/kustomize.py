@@ -85,7 +85,7 @@ def _build(folder: str, prefix: list[str], settings: Settings) -> tuple[Source |
     if not outcome.ok:
         return None, _readable(outcome.message, base, relative, folder)
     rendered = Source(f"{folder} (kustomize build)", outcome.stdout, "kustomize")
-    rendered.meta["mapper"] = OriginMapper(base)
+    rendered.meta["mapper"] = OriginMapper(base, folder)
     if settings.verbose:
         shown = " ".join(
             [os.path.basename(prefix[0]), *prefix[1:], folder, *argv[len(prefix) + 1 :]]

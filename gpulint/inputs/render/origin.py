@@ -14,6 +14,7 @@ from typing import Any
 
 from gpulint.findings import Location
 from gpulint.inputs.discover import display_path
+from gpulint.inputs.render import kustomization_file
 from gpulint.inputs.sources import Source, decode
 from gpulint.yaml import positions
 from gpulint.yaml.parse import Document, parse
@@ -36,9 +37,15 @@ def origin_of(obj: Any) -> dict[str, str]:
 
 
 class OriginMapper:
-    def __init__(self, base: str) -> None:
+    """The rendered stream is no file: a finding always moves to one. The origin file's
+    line, else the patch that set the value, else the origin file's deepest key the
+    path shares, else the kustomization.yaml of the folder that was built."""
+
+    def __init__(self, base: str, folder: str | None = None) -> None:
         self.base = base  # the folder origin paths are relative to
+        self.folder = folder  # the user's kustomization folder
         self._docs: dict[str, list[Document] | None] = {}
+        self._patches: list[str] | None = None
 
     def __call__(
         self, doc: Document, path: tuple, at: str, location: Location
@@ -46,20 +53,22 @@ class OriginMapper:
         origin = origin_of(doc.data)
         if "repo" in origin:
             remote = f"{origin['repo']}//{origin.get('path', '')}"
-            return location, remote + (f"?ref={origin['ref']}" if "ref" in origin else ""), None
+            template = remote + (f"?ref={origin['ref']}" if "ref" in origin else "")
+            return self._kustomization(location), template, None
         relative = origin.get("path") or origin.get("configuredIn")
         if not relative:
-            return location, None, None
+            return self._kustomization(location), None, None
         file = os.path.normpath(os.path.join(self.base, relative))
         template = display_path(file)
         if "path" not in origin:
-            return location, template, None  # made by a generator: no line of its own
+            # Made by a generator: the kustomization that configures it.
+            if os.path.isfile(file):
+                return Location(template, 1, 1, 1, 1), template, None
+            return self._kustomization(location), template, None
         target = self._match(file, doc.data)
-        if target is None:
-            return location, template, None
-        translated = _translate(doc.data, target.data, path)
-        if translated is None:
-            return location, template, None
+        translated = _translate(doc.data, target.data, path) if target is not None else None
+        if target is None or translated is None:
+            return self._elsewhere(doc, path, at, location, file, target), template, None
         steps, complete = translated
         span, _depth = positions.resolve(target.node, steps, at if complete else "key")
         mapped = Location(template, *span)
@@ -71,6 +80,36 @@ class OriginMapper:
         if "repo" in origin or "path" not in origin:
             return None
         return self._match(os.path.normpath(os.path.join(self.base, origin["path"])), doc.data)
+
+    def _elsewhere(
+        self,
+        doc: Document,
+        path: tuple,
+        at: str,
+        location: Location,
+        file: str,
+        target: Document | None,
+    ) -> Location:
+        for patch in self._patch_files():
+            found = self._match(patch, doc.data)
+            translated = _translate(doc.data, found.data, path) if found is not None else None
+            if found is not None and translated is not None and translated[1]:
+                span, _depth = positions.resolve(found.node, translated[0], at)
+                return Location(display_path(patch), *span)
+        if target is not None:
+            span, _depth = positions.resolve(target.node, _shared(doc.data, target.data, path))
+            return Location(display_path(file), *span)
+        return self._kustomization(location)
+
+    def _kustomization(self, location: Location) -> Location:
+        found = kustomization_file(self.folder) if self.folder else None
+        return Location(display_path(found), 1, 1, 1, 1) if found else location
+
+    def _patch_files(self) -> list[str]:
+        """The strategic-merge patch files of the folder and the local bases it builds on."""
+        if self._patches is None:
+            self._patches = _patches_of(self.folder, set()) if self.folder else []
+        return self._patches
 
     def _match(self, file: str, rendered: Any) -> Document | None:
         docs = self._load(file)
@@ -142,3 +181,61 @@ def _translate(rendered: Any, origin: Any, path: tuple) -> tuple[tuple, bool] | 
     if not isinstance(rendered, dict | list) and rendered != origin:
         return None  # a patch changed the value
     return tuple(steps), True
+
+
+def _shared(rendered: Any, origin: Any, path: tuple) -> tuple:
+    """The longest start of ``path`` both documents hold (list items matched by name)."""
+    steps: list = []
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(rendered, list) or not isinstance(origin, list):
+                break
+            if not 0 <= step < len(rendered):
+                break
+            name = rendered[step].get("name") if isinstance(rendered[step], dict) else None
+            index = next(
+                (i for i, o in enumerate(origin) if isinstance(o, dict) and o.get("name") == name),
+                None,
+            )
+            if index is None:
+                break
+            steps.append(index)
+            rendered, origin = rendered[step], origin[index]
+            continue
+        if not (isinstance(rendered, dict) and isinstance(origin, dict)):
+            break
+        if step not in rendered or step not in origin:
+            break
+        steps.append(step)
+        rendered, origin = rendered[step], origin[step]
+    return tuple(steps)
+
+
+def _patches_of(folder: str, seen: set[str]) -> list[str]:
+    real = os.path.realpath(folder)
+    kfile = kustomization_file(folder)
+    if real in seen or kfile is None or len(seen) > 50:
+        return []
+    seen.add(real)
+    try:
+        with open(kfile, "rb") as handle:
+            source = decode(display_path(kfile), handle.read())
+    except OSError:
+        return []
+    if not isinstance(source, Source):
+        return []
+    docs, _errors = parse(source)
+    spec = docs[0].data if docs and isinstance(docs[0].data, dict) else {}
+    found: list[str] = []
+    for entry in spec.get("patches") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+            found.append(os.path.join(folder, entry["path"]))
+    for entry in spec.get("patchesStrategicMerge") or []:
+        if isinstance(entry, str) and "\n" not in entry:
+            found.append(os.path.join(folder, entry))
+    for entry in spec.get("resources") or []:
+        if isinstance(entry, str) and "://" not in entry:
+            sub = os.path.join(folder, entry)
+            if os.path.isdir(sub):
+                found.extend(_patches_of(sub, seen))
+    return [f for f in found if os.path.isfile(f)]

@@ -55,7 +55,7 @@ def _chart_dir_hook(source: Source, settings: Settings) -> None:
     if chart_dir and "mapper" not in source.meta and "# Source: " in source.text:
         from gpulint.inputs.render import helm
 
-        helm.attach_chart_dir(source, chart_dir)
+        helm.attach_chart_dir(source, chart_dir, settings)
 
 
 # Plain files, standard input, chart and kustomization folders.
