@@ -87,6 +87,7 @@ from collections.abc import Iterator
 from gpulint.model.commands import command_line
 from gpulint.model.gpu import total_gpus
 from gpulint.model.infra import is_infra_container
+from gpulint.model.model_fit import spans_pods
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
@@ -97,7 +98,6 @@ rule = Rule(
     __doc__,
 )
 
-LWS_GROUP = "leaderworkerset.x-k8s.io"
 # What a launcher says when it has fewer GPUs than ranks.
 START_ERRORS = {
     "vllm/sglang": '"The number of required GPUs exceeds the total number of available GPUs" '
@@ -106,25 +106,9 @@ START_ERRORS = {
 }
 
 
-def _group(resource: Resource) -> str:
-    return resource.api_version.rsplit("/", 1)[0] if "/" in resource.api_version else ""
-
-
-def _spans_pods(resource: Resource) -> bool:
-    """Kinds whose model groups span several pods: a Ray cluster, a LeaderWorkerSet of size > 1."""
-    group, spec = _group(resource), resource.obj.get("spec")
-    if group == "ray.io":
-        return True
-    if group == LWS_GROUP and isinstance(spec, dict):
-        template = spec.get("leaderWorkerTemplate")
-        size = template.get("size") if isinstance(template, dict) else None
-        return isinstance(size, int) and not isinstance(size, bool) and size > 1
-    return False
-
-
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    group_of_pods = _spans_pods(resource)
+    group_of_pods = spans_pods(resource)
     for container in resource.containers:
         held = total_gpus(container.gpus)
         if not held or is_infra_container(container):
