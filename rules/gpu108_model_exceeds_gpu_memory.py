@@ -15,14 +15,25 @@ are larger than the memory of the GPUs that hold one copy of the model:
   GPU feature discovery reports for the product the pod selects
   (`nvidia.com/gpu.product`, `cloud.google.com/gke-accelerator`).
 
-Names carry rounded counts, so the weights must exceed the GPUs' memory by more
-than 5%. Nothing is reported when any part is unknown: no product selected, no
-count in the name, a placeholder model, weights offloaded to the CPU.
+Names carry rounded counts, so an error needs weights more than 5% above the
+GPUs' memory. Weights that fit but leave less than 10% of the memory the server
+may use for the KV cache and activations are a warning: the GPUs' memory times
+`--gpu-memory-utilization` (vLLM, 0.9 when unset), `--mem-fraction-static`
+(SGLang) or `--cuda-memory-fraction` (TGI); a command that sets the context
+length (`--max-model-len`, `--context-length`, `--max-total-tokens`) has sized
+its cache to what is left and gets no warning.
+
+Without a product selector, the cluster profile's GPU models count when each of
+them is in the catalog. Nothing is reported when any part is unknown: no product
+selected or profiled, no count in the name, a placeholder model, weights
+offloaded to the CPU.
 
 ## Why it matters
 The server loads the weights before it serves anything: a model larger than
 its GPUs fails at start-up with `CUDA out of memory` and restarts forever,
-holding the GPUs.
+holding the GPUs. With almost nothing left after the weights, vLLM stops with
+`No available memory for the cache blocks`, or refuses a context length its
+cache cannot hold; at best it serves a few short requests at a time.
 
 ## Failing example
 ```yaml
@@ -80,7 +91,8 @@ spec:
 Serve a quantized checkpoint (FP8 halves BF16 weights, AWQ/GPTQ 4-bit quarter
 them), split the model over more GPUs (a larger tensor parallel degree, or
 pipeline parallel across the pods of a LeaderWorkerSet), or select a GPU with
-more memory.
+more memory. Where the weights only just fit, limiting the context length
+(`--max-model-len`) or raising `--gpu-memory-utilization` also works.
 """
 
 from __future__ import annotations
@@ -89,7 +101,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity
-from gpulint.model.model_fit import model_fits
+from gpulint.model.model_fit import GB, Fit, model_fits
 from gpulint.model.resource import Resource
 from gpulint.rules.registry import Report, Rule
 
@@ -100,20 +112,51 @@ rule = Rule(
     "GPU108",
     "model-exceeds-gpu-memory",
     Severity.ERROR,
-    "A served model's weights are larger than the memory of the GPUs that hold it.",
+    "A served model's weights exceed (or all but fill) the memory of the GPUs that hold it.",
     __doc__,
 )
 
 
+# The share of the usable memory the KV cache and activations need at the least.
+KV_SHARE = 0.10
+
+
+def _kv_short(fit: Fit) -> str | None:
+    """Why the weights leave too little for the KV cache, or None."""
+    if fit.weights.context_set:
+        return None  # the context length was chosen to fit what is left
+    fraction = fit.weights.fraction or 1.0
+    usable = fit.memory_bytes * fraction
+    total = fit.weights.total_bytes
+    if total <= usable * (1 - KV_SHARE):
+        return None
+    left = max(usable - total, 0) / GB
+    return (
+        f", of which {fit.weights.engine} may use {usable / GB:.0f} GB (x {fraction:g}); "
+        f"{left:.0f} GB is left for the KV cache and activations, less than {KV_SHARE:.0%}: "
+        f'the server fails with "No available memory for the cache blocks" or serves short '
+        f"contexts only"
+    )
+
+
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    for fit in model_fits(resource):
-        if not fit.cannot_fit:
+    for fit in model_fits(resource, ctx.profile):
+        if fit.cannot_fit:
+            yield Report(
+                fit.weights.path,
+                f"{fit.arithmetic()}: the weights alone do not fit, so {fit.weights.engine} "
+                f"fails at start-up with CUDA out of memory",
+                container=fit.container.name,
+                at="value",
+            )
             continue
-        yield Report(
-            fit.weights.path,
-            f"{fit.arithmetic()}: the weights alone do not fit, so {fit.weights.engine} "
-            f"fails at start-up with CUDA out of memory",
-            container=fit.container.name,
-            at="value",
-        )
+        short = _kv_short(fit)
+        if short is not None:
+            yield Report(
+                fit.weights.path,
+                fit.arithmetic() + short,
+                container=fit.container.name,
+                at="value",
+                severity=Severity.WARNING,
+            )

@@ -1,4 +1,4 @@
-"""GPU108/GPU109: a served model's weights against the memory of the GPUs that hold it."""
+"""GPU108: a served model's weights against the memory of the GPUs that hold it."""
 
 from __future__ import annotations
 
@@ -45,12 +45,12 @@ def items(*words: str) -> str:
 
 
 def codes(tmp_path, text: str) -> list[tuple[str, int, int]]:
-    return where(lint(tmp_path, text, "--select", "GPU108,GPU109"))
+    return where(lint(tmp_path, text, "--select", "GPU108"))
 
 
 def test_gpu108_qwen3_235b_bf16_on_four_h100(tmp_path):
     text = deployment(items("--model=Qwen/Qwen3-235B-A22B", "--tensor-parallel-size=4"))
-    found = lint(tmp_path, text, "--select", "GPU108,GPU109")
+    found = lint(tmp_path, text, "--select", "GPU108")
     assert where(found) == [("GPU108", 18, 15)]
     message = found[0]["message"]
     assert "470 GB for its weights (235B parameters x 2 bytes" in message
@@ -96,8 +96,8 @@ def test_gpu108_deepseek_r1_ships_in_fp8(tmp_path):
     assert codes(tmp_path, text) == []
     text = deployment(items("--model=deepseek-ai/DeepSeek-R1", "--tensor-parallel-size=8"), gpus=8)
     # On 8 x H100 (684 GB) they load, within the names' rounding, and leave no KV cache.
-    found = lint(tmp_path, text, "--select", "GPU108,GPU109")
-    assert where(found) == [("GPU109", 18, 15)]
+    found = lint(tmp_path, text, "--select", "GPU108")
+    assert where(found) == [("GPU108", 18, 15)]
     assert "671 GB" in found[0]["message"] and "shipped in FP8" in found[0]["message"]
 
 
@@ -179,18 +179,18 @@ def test_gpu108_mig_slice_is_not_a_whole_gpu(tmp_path):
     assert codes(tmp_path, text) == []
 
 
-def test_gpu109_seventy_b_on_two_h100(tmp_path):
+def test_gpu108_warning_seventy_b_on_two_h100(tmp_path):
     text = deployment(
         items("--model=meta-llama/Llama-3.1-70B-Instruct", "--tensor-parallel-size=2"), gpus=2
     )
-    found = lint(tmp_path, text, "--select", "GPU108,GPU109")
-    assert where(found) == [("GPU109", 18, 15)]
+    found = lint(tmp_path, text, "--select", "GPU108")
+    assert where(found) == [("GPU108", 18, 15)]
     message = found[0]["message"]
     assert "vLLM may use 154 GB (x 0.9); 14 GB is left" in message
     assert found[0]["severity"] == "warning"
 
 
-def test_gpu109_lower_utilization_and_chosen_context(tmp_path):
+def test_gpu108_warning_lower_utilization_and_chosen_context(tmp_path):
     roomy = deployment(
         items("--model=meta-llama/Llama-3.1-8B-Instruct", "--gpu-memory-utilization=0.25"), gpus=1
     )
@@ -198,7 +198,7 @@ def test_gpu109_lower_utilization_and_chosen_context(tmp_path):
     tight = deployment(
         items("--model=meta-llama/Llama-3.1-8B-Instruct", "--gpu-memory-utilization=0.2"), gpus=1
     )
-    assert codes(tmp_path, tight) == [("GPU109", 18, 15)]
+    assert codes(tmp_path, tight) == [("GPU108", 18, 15)]
     sized = deployment(
         items(
             "--model=meta-llama/Llama-3.1-70B-Instruct",
@@ -217,3 +217,15 @@ def test_gpu108_gke_accelerator_selector(tmp_path):
         selector="cloud.google.com/gke-accelerator: nvidia-l4",
     )
     assert codes(tmp_path, text) == [("GPU108", 18, 15)]
+
+
+def test_gpu108_cluster_profile_gives_the_model(tmp_path):
+    text = deployment(items("--model=meta-llama/Llama-3.1-70B-Instruct"), gpus=1, selector="{}")
+    assert codes(tmp_path, text) == []  # no product selected, no profile: silent
+    config = tmp_path / "cluster.gpulint.yaml"
+    config.write_text("cluster:\n  gpu-models: [NVIDIA-A100-SXM4-40GB]\n")
+    found = lint(tmp_path, text, "--select", "GPU108", "--config", str(config))
+    assert where(found) == [("GPU108", 18, 15)]
+    assert "1 x NVIDIA-A100-SXM4-40GB of 42.5 GB (40536 MiB)" in found[0]["message"]
+    config.write_text("cluster:\n  gpu-models: [NVIDIA-A100-SXM4-40GB, NVIDIA-Tesla-X1]\n")
+    assert where(lint(tmp_path, text, "--select", "GPU108", "--config", str(config))) == []

@@ -4,7 +4,8 @@ One copy of the model is split over tensor x pipeline parallel GPUs (data parall
 copies it); without those flags, over at most the GPUs its container holds. The GPU
 memory is the catalog's ``nvidia.com/gpu.memory`` figure of the product the pod
 selects (``nvidia.com/gpu.product`` or ``cloud.google.com/gke-accelerator``): every
-product it may land on must be known, and the largest counts.
+product it may land on must be known, and the largest counts; without a selector,
+the cluster profile's GPU models, when every one is a known product.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from gpulint.model.gpu import NVIDIA_GPU
 from gpulint.model.infra import is_infra_container
 from gpulint.model.mig import selected_products
 from gpulint.model.model_weights import Weights, model_parallel_degree, weights
+from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.model.scheduling import required_values
 
@@ -77,28 +79,35 @@ class Fit:
         )
 
 
-def _products(pod: PodSpec) -> list[catalog.Gpu] | None:
+def _whole_gpus(labels: tuple[str, ...] | frozenset[str]) -> list[catalog.Gpu] | None:
+    found = []
+    for label in labels:
+        _base, profile, shared = catalog.split_product(label)
+        device = catalog.gpu_for_product(label)
+        if profile or shared or device is None:
+            return None  # a MIG slice or a shared GPU: not one whole GPU's memory
+        found.append(device)
+    return found or None
+
+
+def _products(pod: PodSpec, profile: ClusterProfile | None) -> list[catalog.Gpu] | None:
     """The GPUs every node the pod may land on carries (None: not known)."""
     chosen = selected_products(pod.spec)
     if chosen is not None and chosen.values:
-        found = []
-        for label in chosen.values:
-            base, profile, shared = catalog.split_product(label)
-            device = catalog.gpu_for_product(label)
-            if profile or shared or device is None:
-                return None  # a MIG slice or a shared GPU: not one whole GPU's memory
-            found.append(device)
-        return found
+        return _whole_gpus(chosen.values)
     accelerators = required_values(pod.spec, GKE_ACCELERATOR)
-    if len(accelerators) == 1 and accelerators[0].operator == "In":
+    if accelerators:
+        if len(accelerators) > 1 or accelerators[0].operator != "In":
+            return None
         table = catalog.gke_accelerators()
         devices = [table.get(v) for v in accelerators[0].values]
-        if devices and all(devices):
-            return [d for d in devices if d is not None]
+        return [d for d in devices if d is not None] if devices and all(devices) else None
+    if profile is not None and profile.gpu_models:
+        return _whole_gpus(profile.gpu_models)  # the cluster's GPU models, every one known
     return None
 
 
-def model_fits(resource: Resource) -> list[Fit]:
+def model_fits(resource: Resource, profile: ClusterProfile | None = None) -> list[Fit]:
     """Every serving container whose weights, GPUs and GPU memory are all known."""
     found: list[Fit] = []
     spread = spans_pods(resource)
@@ -123,7 +132,7 @@ def model_fits(resource: Resource) -> list[Fit]:
             else:
                 continue  # more ranks than GPUs in one pod is GPU107's; a group unsized
             if products is None:
-                products = _products(pod) or []
+                products = _products(pod, profile) or []
             known = [p for p in products if p.memory_mib]
             if not known or len(known) != len(products):
                 continue
