@@ -10,6 +10,11 @@ from the number of GPUs it holds:
 - Text Generation Inference `--num-shard` or the env `NUM_SHARD`;
 - torchrun `--nproc-per-node`/`--nproc_per_node`.
 
+The GPUs it holds are its device plugin resources and the devices of the DRA
+claims it uses, where the run defines the claim (model/gpu_holding.py); a DRA
+request with `allocationMode: All` holds a count only the node knows and is not
+compared.
+
 When the model is spread over several pods (`--nnodes N`, a Ray cluster,
 `--distributed-executor-backend ray`, a `LeaderWorkerSet` group of more than
 one pod), a degree larger than the container's GPUs is expected and only a
@@ -85,7 +90,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.model.commands import command_line
-from gpulint.model.gpu import total_gpus
+from gpulint.model.gpu_holding import container_holding
 from gpulint.model.infra import is_infra_container
 from gpulint.model.model_fit import spans_pods
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
@@ -110,8 +115,9 @@ START_ERRORS = {
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     group_of_pods = spans_pods(resource)
     for container in resource.containers:
-        held = total_gpus(container.gpus)
-        if not held or is_infra_container(container):
+        holding = container_holding(container, ctx.profile)
+        held = holding.count
+        if not held or is_infra_container(container):  # None: a DRA count only the node knows
             continue
         found = command_line(container).parallelism
         if found is None:
@@ -122,7 +128,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         spread = found.multi_node or group_of_pods
         if wanted > held and spread and wanted % held == 0:
             continue  # the group spans several pods of `held` GPUs each
-        gpus = ", ".join(f"{n} {c}" for n, c in sorted(container.gpus.items()))
+        gpus = holding.describe(container)
         if wanted > held:
             effect = f"it needs {wanted} GPUs per pod and fails at start-up"
             if found.launcher in START_ERRORS:

@@ -1,6 +1,7 @@
 """
 ## What it checks
-A container holding GPUs with `imagePullPolicy: Always`. An image without a
+A container holding GPUs (device plugin resources, or a DRA claim of the run
+that hands out GPUs) with `imagePullPolicy: Always`. An image without a
 tag or on `latest` is reported once, by GPU302 (pinning it is the first fix,
 and its message names the pull policy).
 
@@ -58,6 +59,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.fix import helpers
+from gpulint.model.gpu_holding import container_holding
 from gpulint.model.images import parse_image
 from gpulint.model.infra import is_infra_container
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
@@ -75,7 +77,7 @@ rule = Rule(
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for container in resource.containers:
-        if not container.gpus or is_infra_container(container):
+        if not container_holding(container, ctx.profile).any or is_infra_container(container):
             continue
         if container.data.get("imagePullPolicy") != "Always":
             continue

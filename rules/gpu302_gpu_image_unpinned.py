@@ -1,6 +1,7 @@
 """
 ## What it checks
-A container holding GPUs whose image has no tag or the tag `latest`
+A container holding GPUs (device plugin resources, or a DRA claim of the run
+that hands out GPUs) whose image has no tag or the tag `latest`
 (`vllm/vllm-openai`, `pytorch/pytorch:latest`). A digest
 (`@sha256:...`) counts as pinned, with or without a tag. An image that is
 still a placeholder (`${IMAGE}`, `<your-registry>/server`,
@@ -66,6 +67,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from gpulint.model.gpu_holding import container_holding
 from gpulint.model.images import parse_image
 from gpulint.model.infra import is_infra_container
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
@@ -82,7 +84,7 @@ rule = Rule(
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for container in resource.containers:
-        if not container.gpus or is_infra_container(container):
+        if not container_holding(container, ctx.profile).any or is_infra_container(container):
             continue
         ref = parse_image(container.image)
         if ref is None or ref.pinned:

@@ -1,7 +1,8 @@
 """
 ## What it checks
 A multi-GPU or distributed GPU pod whose GPU containers mount no
-memory-backed `emptyDir` at `/dev/shm`. A pod counts as such when it holds
+memory-backed `emptyDir` at `/dev/shm`. GPUs are device plugin resources or the
+devices of DRA claims the run defines. A pod counts as such when it holds
 more than one GPU, when a container runs a distributed launcher (`torchrun`,
 `deepspeed`, `mpirun`...) or a tensor/pipeline-parallel server
 (`--tensor-parallel-size 2`...), or when it is a replicated role (more than
@@ -84,6 +85,7 @@ from collections.abc import Iterator
 from gpulint.fix import helpers
 from gpulint.model.commands import command_line
 from gpulint.model.controllers import Adds, adding, api_group
+from gpulint.model.gpu_holding import Held, container_holding, pod_holding
 from gpulint.model.infra import is_infra_container, is_infra_pod
 from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 
@@ -106,9 +108,9 @@ DISTRIBUTED_TRAINING = {
 }
 
 
-def _reason(pod: PodSpec, resource: Resource) -> str | None:
-    gpus = sum(pod.effective_gpus.values())
-    if gpus > 1:
+def _reason(pod: PodSpec, resource: Resource, held: Held) -> str | None:
+    gpus = held.count
+    if gpus is not None and gpus > 1:
         return f"the pod holds {gpus} GPUs"
     for container in pod.containers:
         line = command_line(container)
@@ -155,15 +157,17 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for pod in resource.pod_specs:
         if adding(resource, Adds.SHM, pod) is not None:
             continue  # KubeRay, the Dynamo and NIM operators... mount it themselves
-        if not pod.requests_gpu or is_infra_pod(pod) or pod.spec.get("hostIPC") is True:
+        held = pod_holding(pod, ctx.profile)
+        if not held.any or is_infra_pod(pod) or pod.spec.get("hostIPC") is True:
             continue
-        reason = _reason(pod, resource)
+        reason = _reason(pod, resource, held)
         if reason is None:
             continue
         for container in pod.regular_containers():
             if is_infra_container(container):
                 continue
-            if not container.gpus and not command_line(container).is_distributed:
+            holds = container_holding(container, ctx.profile).any
+            if not holds and not command_line(container).is_distributed:
                 continue
             ok, what = _shm_volume(pod, container)
             if ok:

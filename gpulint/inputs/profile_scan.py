@@ -48,6 +48,8 @@ def may_change_profile(data: bytes) -> bool:
         return True
     if b"DaemonSet" in data and b"tolerations" in data:
         return True  # GPU infrastructure's tolerations (GPU207)
+    if b"ResourceClaim" in data or b"DeviceClass" in data or b"ComputeDomain" in data:
+        return True  # DRA objects: which pods' claims hand out GPUs (model/gpu_holding.py)
     return any(prefix in data for prefix in _PROVIDER_PREFIXES)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpulint.config.settings import ClusterConfig, GpuTaint
+from gpulint.model.dra import GPU_DEVICE_CLASSES, ClaimObject
 
 PROVIDERS = ("gke", "eks", "aks", "openshift", "generic")
 
@@ -56,6 +57,9 @@ class Observations:
     runtime_tolerations: dict[str, tuple[dict, ...]] = field(default_factory=dict)
     # Taint key -> the GPU infrastructure DaemonSet of the run that tolerates it by name.
     infra_tolerated: dict[str, str] = field(default_factory=dict)
+    # DRA: the run's ResourceClaims and templates, and DeviceClasses that select GPUs.
+    claims: list[ClaimObject] = field(default_factory=list)
+    gpu_classes: set[str] = field(default_factory=set)
 
     def provider(self, name: str, source: str, cluster_object: bool = False) -> None:
         self.providers.setdefault(name, source)
@@ -69,6 +73,8 @@ class Observations:
         self.runtime_tolerations.update(other.runtime_tolerations)
         for key, source in other.infra_tolerated.items():
             self.infra_tolerated.setdefault(key, source)
+        self.claims.extend(other.claims)
+        self.gpu_classes |= other.gpu_classes
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,9 @@ class ClusterProfile:
     # Not a fact about the nodes (NVIDIA's charts tolerate nvidia.com/gpu in case), but it
     # says what the run's own infrastructure expects; GPU207 holds the rest to it.
     infra_tolerated: tuple[tuple[str, str], ...] = ()
+    # DRA objects of the run (model/gpu_holding.py resolves containers' claims with them).
+    claims: tuple[ClaimObject, ...] = ()
+    gpu_classes: frozenset[str] = GPU_DEVICE_CLASSES
 
     def runtime_class_tolerations(self, name: object) -> list[dict]:
         """Tolerations the RuntimeClass admission plugin merges into a pod naming ``name``
@@ -147,7 +156,18 @@ def decide(config: ClusterConfig, seen: Observations) -> ClusterProfile:
             sources.append(f"{MAX_GPUS} {most}: the largest of {len(counts)} GPU node(s)")
     runtime = tuple(sorted(seen.runtime_tolerations.items()))
     infra = tuple(sorted(seen.infra_tolerated.items()))
-    return ClusterProfile(provider, taints, models, ert, most, tuple(sources), runtime, infra)
+    return ClusterProfile(
+        provider,
+        taints,
+        models,
+        ert,
+        most,
+        tuple(sources),
+        runtime,
+        infra,
+        claims=tuple(seen.claims),
+        gpu_classes=GPU_DEVICE_CLASSES | frozenset(seen.gpu_classes),
+    )
 
 
 def _taints(

@@ -11,6 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gpulint.model.dra import (
+    DEVICE_CLASS,
+    claim_objects,
+    class_selects_gpus,
+    compute_domain_template,
+    is_dra_object,
+)
 from gpulint.model.gpu_labels import GKE_ACCELERATOR, PRODUCT, node_gpu_evidence
 from gpulint.model.infra import is_infra_pod
 from gpulint.model.nodes import BLOCKING_EFFECTS, is_node, node_view
@@ -80,6 +87,10 @@ def observe(resource: Resource, seen: Observations, origin: str) -> None:
         _node(resource, seen, origin)
     elif resource.kind == "NodePool" and resource.api_version.startswith("karpenter.sh/"):
         _nodepool(resource, seen, origin)
+    elif is_dra_object(resource) or compute_domain_template(resource):
+        seen.claims.extend(claim_objects(resource))
+        if resource.kind == DEVICE_CLASS and class_selects_gpus(resource):
+            seen.gpu_classes.add(resource.name)
     elif resource.kind == "RuntimeClass" and resource.api_version.startswith("node.k8s.io/"):
         items = _get(resource.obj, ("scheduling", "tolerations"))
         if isinstance(items, list):
