@@ -2,7 +2,8 @@
 ## What it checks
 A multi-GPU or distributed GPU pod whose GPU containers mount no
 memory-backed `emptyDir` at `/dev/shm`. GPUs are device plugin resources or the
-devices of DRA claims the run defines. A pod counts as such when it holds
+devices of DRA claims the run defines. Containers that only probe the GPU or
+wait (`nvidia-smi`, a CUDA sample, `sleep`) are left alone. A pod counts as such when it holds
 more than one GPU, when a container runs a distributed launcher (`torchrun`,
 `deepspeed`, `mpirun`...) or a tensor/pipeline-parallel server
 (`--tensor-parallel-size 2`...), or when it is a replicated role (more than
@@ -87,6 +88,7 @@ from gpulint.model.commands import command_line
 from gpulint.model.controllers import Adds, adding, api_group
 from gpulint.model.gpu_holding import Held, container_holding, pod_holding
 from gpulint.model.infra import is_infra_container, is_infra_pod
+from gpulint.model.probe import is_probe
 from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(
@@ -164,8 +166,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if reason is None:
             continue
         for container in pod.regular_containers():
-            if is_infra_container(container):
-                continue
+            if is_infra_container(container) or is_probe(container):
+                continue  # a probe (nvidia-smi, sleep) puts nothing in /dev/shm
             holds = container_holding(container, ctx.profile).any
             if not holds and not command_line(container).is_distributed:
                 continue
