@@ -1,10 +1,9 @@
 """
 ## What it checks
 A multi-GPU or distributed GPU pod whose GPU containers mount no
-memory-backed `emptyDir` at `/dev/shm`. GPUs are device plugin resources or the
-devices of DRA claims the run defines. Containers that only probe the GPU or
-wait (`nvidia-smi`, a CUDA sample, `sleep`) are left alone. A pod counts as such when it holds
-more than one GPU, when a container runs a distributed launcher (`torchrun`,
+memory-backed `emptyDir` at `/dev/shm`. A pod counts as such when it holds
+more than one GPU (device plugin resources, or the devices of DRA claims the
+run defines), when a container runs a distributed launcher (`torchrun`,
 `deepspeed`, `mpirun`...) or a tensor/pipeline-parallel server
 (`--tensor-parallel-size 2`...), or when it is a replicated role (more than
 one replica) of a distributed-training kind (Kubeflow `PyTorchJob`, `MPIJob`,
@@ -15,6 +14,9 @@ with its sources): KubeRay's Ray pods, KServe's `LLMInferenceService` (from its
 `LLMInferenceServiceConfig` templates), the Dynamo operator's
 `DynamoGraphDeployment` and `DynamoComponentDeployment`, the NIM operator's
 `NIMService` (unless a Dynamo component sets `sharedMemory.disabled`).
+Containers that only probe the GPU or wait (`nvidia-smi`, a CUDA sample,
+`sleep`) are left alone, and so, in a pod that is multi-GPU only by its count,
+is a container that holds one GPU of them: nothing shares its GPU.
 
 ## Why it matters
 A container's `/dev/shm` is 64 MiB unless something bigger is mounted there,
@@ -110,10 +112,7 @@ DISTRIBUTED_TRAINING = {
 }
 
 
-def _reason(pod: PodSpec, resource: Resource, held: Held) -> str | None:
-    gpus = held.count
-    if gpus is not None and gpus > 1:
-        return f"the pod holds {gpus} GPUs"
+def _distributed(pod: PodSpec, resource: Resource) -> str | None:
     for container in pod.containers:
         line = command_line(container)
         if line.launcher is not None:
@@ -128,6 +127,15 @@ def _reason(pod: PodSpec, resource: Resource, held: Held) -> str | None:
         role = f" role {pod.role!r}" if pod.role else ""
         return f"{resource.kind}{role} runs {pod.replicas} replicas"
     return None
+
+
+def _reason(pod: PodSpec, resource: Resource, held: Held) -> tuple[str, bool] | None:
+    """Why the pod needs a large /dev/shm, and whether that is only its GPU count."""
+    distributed = _distributed(pod, resource)
+    gpus = held.count
+    if gpus is not None and gpus > 1:
+        return f"the pod holds {gpus} GPUs", distributed is None
+    return (distributed, False) if distributed else None
 
 
 def _shm_volume(pod: PodSpec, container: Container) -> tuple[bool, str]:
@@ -162,15 +170,18 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         held = pod_holding(pod, ctx.profile)
         if not held.any or is_infra_pod(pod) or pod.spec.get("hostIPC") is True:
             continue
-        reason = _reason(pod, resource, held)
-        if reason is None:
+        found = _reason(pod, resource, held)
+        if found is None:
             continue
+        reason, by_count = found
         for container in pod.regular_containers():
             if is_infra_container(container) or is_probe(container):
                 continue  # a probe (nvidia-smi, sleep) puts nothing in /dev/shm
-            holds = container_holding(container, ctx.profile).any
-            if not holds and not command_line(container).is_distributed:
+            holding = container_holding(container, ctx.profile)
+            if not holding.any and not command_line(container).is_distributed:
                 continue
+            if by_count and holding.count == 1:
+                continue  # one GPU of several in the pod: nothing shares this one's GPU
             ok, what = _shm_volume(pod, container)
             if ok:
                 continue
