@@ -7,7 +7,12 @@ reports, and that is close to one that does:
 - spaces where GPU feature discovery writes dashes
   (`NVIDIA A100-SXM4-80GB` for `NVIDIA-A100-SXM4-80GB`);
 - a bare or partial model (`A100`, `NVIDIA-H100-80GB`) or a model with words
-  the label never has (`NVIDIA-H200-SXM5-141GB`);
+  the label never has (`NVIDIA-H200-SXM5-141GB`; `NVIDIA-H100-SXM4-80GB`: SXM4
+  is the A100's module, and the H100 SXM reports `NVIDIA-H100-80GB-HBM3`);
+- the name drivers before R470 gave a GPU (`A100-SXM4-40GB`, also with
+  `-MIG-1g.5gb`): NVML's names gained the `NVIDIA` prefix in R470, so every
+  supported driver reports `NVIDIA-A100-SXM4-40GB` (`Tesla-T4` and the V100s
+  kept their names);
 - a GKE accelerator name as a product, or the reverse (`nvidia-tesla-t4` vs
   `Tesla-T4`).
 KServe's `serving.kserve.io/gke-accelerator` annotation, which becomes a
@@ -97,6 +102,7 @@ from gpulint import catalog
 from gpulint.fix import helpers
 from gpulint.model.gpu_label_families import known_values, suggest_value
 from gpulint.model.gpu_label_suggestions import (
+    current_driver_form,
     sanitised,
     suggest_gke_accelerators,
     suggest_products,
@@ -122,6 +128,12 @@ def _advice(key: str, value: str) -> str | None:
         return None  # filled in later: the rendered value is what counts
     gke = catalog.gke_accelerators()
     if key == PRODUCT:
+        current = current_driver_form(value)
+        if current is not None:
+            return (
+                f"drivers before R470 named the GPU so; R470 and later (every supported "
+                f"driver branch) report {current}: did you mean {current}?"
+            )
         if catalog.is_known_product(value):
             return None
         found = suggest_products(value)

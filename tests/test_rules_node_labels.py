@@ -235,13 +235,39 @@ def test_gpu206_known_suffixed_and_unplaceable_values_are_left_alone(tmp_path):
     for value in (
         "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb",
         "Tesla-T4-SHARED",
-        "A100-SXM4-40GB",
         "NVIDIA-RTX-A6000",  # well-formed, only unknown to gpulint's catalog
     ):
         text = pod(selector(f"nvidia.com/gpu.product={value}"))
         assert lint(tmp_path, text, "--select", "GPU206") == [], value
     not_in = pod(affinity(["{key: nvidia.com/gpu.product, operator: NotIn, values: [TESLA-T4]}"]))
     assert lint(tmp_path, not_in, "--select", "GPU206") == []
+
+
+def test_gpu206_a_pre_r470_product_name(tmp_path):
+    for value, current in (
+        ("A100-SXM4-40GB", "NVIDIA-A100-SXM4-40GB"),
+        ("A100-SXM4-40GB-MIG-1g.5gb", "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb"),
+        ("A100-PCIE-40GB", "NVIDIA-A100-PCIE-40GB"),
+    ):
+        found = lint(
+            tmp_path, pod(selector(f"nvidia.com/gpu.product={value}")), "--select", "GPU206"
+        )
+        assert where(found) == [("GPU206", 7, 29)], value
+        assert "drivers before R470 named the GPU so; R470 and later" in found[0]["message"]
+        assert f"did you mean {current}?" in found[0]["message"]
+    # Tesla-T4 kept its name in every driver
+    assert (
+        lint(tmp_path, pod(selector("nvidia.com/gpu.product=Tesla-T4")), "--select", "GPU206") == []
+    )
+
+
+def test_gpu206_sxm4_is_the_a100s_module(tmp_path):
+    text = pod(selector("nvidia.com/gpu.product=NVIDIA-H100-SXM4-80GB"))
+    found = lint(tmp_path, text, "--select", "GPU206")
+    assert where(found) == [("GPU206", 7, 29)]
+    assert "did you mean NVIDIA-H100-80GB-HBM3?" in found[0]["message"]
+    text = pod(selector("nvidia.com/gpu.product=NVIDIA-A100-SXM4-80GB"))
+    assert lint(tmp_path, text, "--select", "GPU206") == []
 
 
 # --- GPU208 gpu-node-untainted ----------------------------------------------------------------

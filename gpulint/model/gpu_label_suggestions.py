@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from gpulint import catalog
-from gpulint.model.gpu_labels import SEPARATORS, value_tokens
+from gpulint.model.gpu_labels import SEPARATORS, model_tokens, value_tokens
 
 
 def _match(value: str, known: Iterable[str]) -> list[str]:
@@ -41,16 +41,62 @@ def _prefer_prefixed(labels: list[str]) -> list[str]:
     ]
 
 
+def _suffix(profile: str | None, shared: bool) -> str:
+    return (f"-MIG-{profile}" if profile else "") + ("-SHARED" if shared else "")
+
+
+def current_driver_form(value: str) -> str | None:
+    """The label drivers from R470 on report for one of an older driver, else None.
+
+    NVML's device name gained the ``NVIDIA`` prefix in R470 (``A100-SXM4-40GB`` became
+    ``NVIDIA A100-SXM4-40GB``, so GFD's label ``NVIDIA-A100-SXM4-40GB``): NVIDIA's MIG
+    guide for Kubernetes shows the old form under 450/460 drivers, the OpenShift MIG
+    guide and the GPU Operator docs the new one (catalog facts, section d.2). GPUs
+    named ``Tesla-...`` (T4, V100) kept their names, and are never matched here.
+    """
+    base, profile, shared = catalog.split_product(value)
+    if base.startswith(catalog.NVIDIA_PREFIX):
+        return None
+    prefixed = catalog.NVIDIA_PREFIX + base
+    if prefixed not in catalog.product_labels():
+        return None
+    return prefixed + _suffix(profile, shared)
+
+
+# The SXM4 module is the A100's (Ampere); Hopper and Blackwell GPUs come on SXM5 and SXM6 and
+# their names never say SXM4: the H100 SXM reports "NVIDIA H100 80GB HBM3" (GPU Operator
+# manifests/output/mig-node-labels.json; k8s-device-plugin issue 1501).
+_AMPERE_SOCKET = "sxm4"
+
+
+def _other_socket(tokens: frozenset[str]) -> list[str]:
+    """Labels of the model a value names with the A100's ``SXM4`` on a newer GPU."""
+    models = tokens & model_tokens()
+    if _AMPERE_SOCKET not in tokens or not models:
+        return []
+    scored = []
+    for label in catalog.product_labels():
+        device = catalog.gpu_for_product(label)
+        if device is None or device.family in (None, "ampere"):
+            continue
+        if models & value_tokens(label):
+            scored.append((len(tokens & value_tokens(label)), label))
+    best = max((n for n, _label in scored), default=0)
+    return [label for n, label in scored if n == best]  # the same memory size first
+
+
 def suggest_products(value: str) -> list[str]:
     """``nvidia.com/gpu.product`` values that ``value`` probably meant (GFD suffixes kept)."""
     base, profile, shared = catalog.split_product(value)
     found = _prefer_prefixed(_match(base, catalog.product_labels()))
+    if not found:
+        found = _other_socket(value_tokens(base))
     if profile:
         # Only GPUs that offer the MIG profile the value names.
         found = [
             f for f in found if profile in getattr(catalog.gpu_for_product(f), "mig_profiles", {})
         ]
-    suffix = (f"-MIG-{profile}" if profile else "") + ("-SHARED" if shared else "")
+    suffix = _suffix(profile, shared)
     return [label + suffix for label in found]
 
 
