@@ -348,3 +348,26 @@ spec:
     assert "did you mean nvidia-h100-80gb or nvidia-h100-mega-80gb?" in found[0]["message"]
     good = text.replace("nvidia-tesla-h100", "nvidia-tesla-t4")
     assert lint(tmp_path, good, "--select", "GPU206") == []
+
+
+def test_gpu205_rtx_40_series_is_ada_lovelace(tmp_path):
+    text = pod(
+        selector("nvidia.com/gpu.product=NVIDIA-GeForce-RTX-4090", "nvidia.com/gpu.family=ampere")
+    )
+    found = lint(tmp_path, text, "--select", "GPU205")
+    assert where(found) == [("GPU205", 8, 5)]
+    assert "contradicts NVIDIA-GeForce-RTX-4090, a ada-lovelace GPU" in found[0]["message"]
+    ok = pod(
+        selector(
+            "nvidia.com/gpu.product=NVIDIA-GeForce-RTX-5090", "nvidia.com/gpu.family=blackwell"
+        )
+    )
+    assert lint(tmp_path, ok, "--select", "GPU205,GPU206") == []
+
+
+def test_gpu206_geforce_name_of_a_pre_r470_driver(tmp_path):
+    found = lint(
+        tmp_path, pod(selector("nvidia.com/gpu.product=GeForce-RTX-3090")), "--select", "GPU206"
+    )
+    assert where(found) == [("GPU206", 7, 29)]
+    assert "did you mean NVIDIA-GeForce-RTX-3090?" in found[0]["message"]

@@ -64,7 +64,7 @@ def raw() -> dict[str, Any]:
 @cache
 def gpus() -> tuple[Gpu, ...]:
     found = []
-    for entry in raw()["gpus"]:
+    for entry in [*raw()["gpus"], *(raw().get("geforce_gpus") or ())]:
         found.append(
             Gpu(
                 id=entry["id"],
