@@ -264,13 +264,16 @@ def _kserve_component(name: str, framework: tuple[str, ...]) -> list[PodSite]:
     ]
 
 
-register(
-    "InferenceService",
-    *_kserve_component("predictor", KSERVE_PREDICTOR_CONTAINERS),
-    *_kserve_component("transformer", ()),
-    *_kserve_component("explainer", KSERVE_EXPLAINER_CONTAINERS),
-    group="serving.kserve.io",
-)
+# KFServing's serving.kubeflow.org/v1beta1 (0.5, 0.6) has KServe's shape: read it too, so the
+# rules see its pods while GPU902 reports the group.
+for _group in ("serving.kserve.io", "serving.kubeflow.org"):
+    register(
+        "InferenceService",
+        *_kserve_component("predictor", KSERVE_PREDICTOR_CONTAINERS),
+        *_kserve_component("transformer", ()),
+        *_kserve_component("explainer", KSERVE_EXPLAINER_CONTAINERS),
+        group=_group,
+    )
 for _kind in ("ServingRuntime", "ClusterServingRuntime"):
     register(
         _kind,
