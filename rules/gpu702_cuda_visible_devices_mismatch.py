@@ -2,7 +2,9 @@
 ## What it checks
 A container whose `CUDA_VISIBLE_DEVICES` names more devices than it holds
 (any at all, when it holds none), or a device index the container does not
-have (inside a container its GPUs are numbered from 0). Pods that get GPUs
+have (inside a container its GPUs are numbered from 0); or fewer devices than
+the container's parallel command uses (`--tensor-parallel-size 8` with all 8
+GPUs held but `CUDA_VISIBLE_DEVICES=0`). Pods that get GPUs
 another way (DRA resource claims, a fractional-GPU scheduler's annotation,
 GPU-sharing resources such as HAMi's) are not checked: their limits do not
 show the devices; nor are containers that set `NVIDIA_VISIBLE_DEVICES` to
@@ -69,10 +71,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.commands import literal_env
+from gpulint.model.commands import command_line, literal_env
 from gpulint.model.gpu import total_gpus
 from gpulint.model.gpu_use import other_gpu_use
 from gpulint.model.infra import is_infra_container
+from gpulint.model.model_fit import spans_pods
 from gpulint.model.placeholders import is_placeholder
 from gpulint.rules.api import Container, Context, Report, Resource, Rule, Severity
 
@@ -80,7 +83,7 @@ rule = Rule(
     "GPU702",
     "cuda-visible-devices-mismatch",
     Severity.WARNING,
-    "CUDA_VISIBLE_DEVICES names devices the container does not hold.",
+    "CUDA_VISIBLE_DEVICES names devices the container lacks, or fewer than its command uses.",
     __doc__,
 )
 
@@ -114,6 +117,28 @@ def _exposes_devices(env: dict[str, tuple[str, tuple]]) -> bool:
     return entry is not None and entry[0].strip().lower() not in ("none", "void", "")
 
 
+def _narrower_than_command(
+    container: Container, resource: Resource, held: int, visible: int
+) -> str | None:
+    """What a command that uses all the container's GPUs says, when fewer are visible.
+
+    Only where the command's degree matches the GPUs held (or, spread over several
+    pods, needs all of them in each): a degree that differs is GPU107's finding.
+    """
+    found = command_line(container).parallelism
+    if found is None or visible >= held:
+        return None
+    wanted = found.per_pod
+    spread = found.multi_node or spans_pods(resource)
+    if wanted != held and not (spread and wanted > held and wanted % held == 0):
+        return None
+    return (
+        f"{found.describe()} needs {held} GPUs in this pod: the launcher sees {visible} and "
+        f"fails at start-up (vLLM: the number of required GPUs exceeds the total number of "
+        f"available GPUs; torchrun: invalid device ordinal)"
+    )
+
+
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for container in resource.containers:
@@ -132,6 +157,15 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         held = total_gpus(container.gpus)
         beyond = [d for d in devices if d.isdigit() and int(d) >= held]
         if len(devices) <= held and not beyond:
+            narrower = _narrower_than_command(container, resource, held, len(devices))
+            if narrower is not None:
+                yield Report(
+                    path,
+                    f"{VARIABLE}={value} shows container {container.name!r} "
+                    f"{len(devices)} of its {held} GPUs, but {narrower}",
+                    container=container.name,
+                    at="value",
+                )
             continue
         if held == 0:
             problem = "holds no GPU"

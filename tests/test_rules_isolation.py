@@ -374,3 +374,31 @@ def test_gpu701_702_placeholders_and_one_root_cause(tmp_path):
     assert [f["code"] for f in found] == ["GPU701"]
     alone = _pod(_container("a", gpus=1, env={"CUDA_VISIBLE_DEVICES": '"0,1,2,3"'}))
     assert [f["code"] for f in lint(tmp_path, alone, "--select", "GPU701,GPU702")] == ["GPU702"]
+
+
+def test_gpu702_cuda_visible_devices_narrower_than_tensor_parallel(tmp_path):
+    text = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: vllm
+spec:
+  containers:
+    - name: server
+      image: vllm/vllm-openai:v0.9.1
+      args: [--model=m, --tensor-parallel-size=8]
+      env:
+        - name: CUDA_VISIBLE_DEVICES
+          value: "0"
+      resources:
+        limits:
+          nvidia.com/gpu: 8
+"""
+    found = lint(tmp_path, text, "--select", "GPU702,GPU107")
+    assert where(found) == [("GPU702", 12, 18)]
+    assert "shows container 'server' 1 of its 8 GPUs" in found[0]["message"]
+    assert "--tensor-parallel-size 8 needs 8 GPUs" in found[0]["message"]
+    wide = text.replace('value: "0"', 'value: "0,1,2,3,4,5,6,7"')
+    assert lint(tmp_path, wide, "--select", "GPU702,GPU107") == []
+    no_command = text.replace("args: [--model=m, --tensor-parallel-size=8]", "args: [serve.py]")
+    assert lint(tmp_path, no_command, "--select", "GPU702") == []
