@@ -98,15 +98,9 @@ more memory. Where the weights only just fit, limiting the context length
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
 from gpulint.model.model_fit import GB, Fit, model_fits
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU108",

@@ -77,14 +77,8 @@ changed between them (the operators' migration guides list them).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU902",
