@@ -7,7 +7,9 @@ that hands out GPUs) whose image has no tag or the tag `latest`
 still a placeholder (`${IMAGE}`, `<your-registry>/server`,
 `REPLACE_MODEL_SERVER_IMAGE`) is left to whoever fills it in. With
 `imagePullPolicy: Always` as well, this one finding names both (GPU301 stays
-silent: pinning comes first).
+silent: pinning comes first). A container that only probes the GPU or waits
+(`nvidia-smi`, `sleep`: `gpulint/model/probe.py`) is left alone: it uses no CUDA
+or framework of its image.
 
 ## Why it matters
 GPU images bundle a CUDA runtime that must match the node's driver and a
@@ -70,6 +72,7 @@ from collections.abc import Iterator
 from gpulint.model.gpu_holding import container_holding
 from gpulint.model.images import parse_image
 from gpulint.model.infra import is_infra_container
+from gpulint.model.probe import is_probe
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
@@ -86,6 +89,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for container in resource.containers:
         if not container_holding(container, ctx.profile).any or is_infra_container(container):
             continue
+        if is_probe(container):
+            continue  # nvidia-smi or sleep: no CUDA or framework of the image is used
         ref = parse_image(container.image)
         if ref is None or ref.pinned:
             continue

@@ -18,6 +18,14 @@ Containers that only probe the GPU or wait (`nvidia-smi`, a CUDA sample,
 `sleep`) are left alone, and so, in a pod that is multi-GPU only by its count,
 is a container that holds one GPU of them: nothing shares its GPU.
 
+It is a warning where several ranks certainly share the pod: it holds more than
+one GPU and runs a distributed launcher or a split model, or is a Kubeflow
+Trainer runtime whose torch policy starts one process per GPU (`numProcPerNode`
+`auto`, its default): NCCL's shared-memory transport between those ranks lives
+in `/dev/shm`. Otherwise (one GPU per pod, or several GPUs driven by one
+process as far as the manifest says) only DataLoader workers would need more
+than 64 MiB, which the manifest cannot tell: a note.
+
 ## Why it matters
 A container's `/dev/shm` is 64 MiB unless something bigger is mounted there,
 and Kubernetes has no `shm-size` setting. PyTorch DataLoader workers pass
@@ -138,6 +146,32 @@ def _reason(pod: PodSpec, resource: Resource, held: Held) -> tuple[str, bool] | 
     return (distributed, False) if distributed else None
 
 
+def _operator_starts_a_rank_per_gpu(resource: Resource) -> bool:
+    """Kubeflow Trainer's torch policy: ``numProcPerNode`` defaults to ``auto``, one
+    torchrun process per GPU of the node's pod (trainer.kubeflow.org/v1alpha1
+    TorchMLPolicySource; its torch plugin sets PET_NPROC_PER_NODE, which torchrun and
+    ``tune run`` read)."""
+    if api_group(resource.api_version) != "trainer.kubeflow.org":
+        return False
+    spec = resource.obj.get("spec")
+    policy = spec.get("mlPolicy") if isinstance(spec, dict) else None
+    torch = policy.get("torch") if isinstance(policy, dict) else None
+    if not isinstance(torch, dict):
+        return False
+    nproc = torch.get("numProcPerNode", "auto")
+    return nproc == "auto" or (isinstance(nproc, int) and nproc > 1)
+
+
+def _ranks_share_the_pod(pod: PodSpec, resource: Resource, held: Held) -> bool:
+    """Several GPUs and a multi-process launcher or a split model in one pod: its ranks
+    talk through this pod's /dev/shm (NCCL's shared-memory transport and proxy buffers)."""
+    if held.count is None or held.count <= 1:
+        return False
+    return _operator_starts_a_rank_per_gpu(resource) or any(
+        command_line(c).is_distributed for c in pod.containers
+    )
+
+
 def _shm_volume(pod: PodSpec, container: Container) -> tuple[bool, str]:
     """(memory-backed, what is mounted) for the container's /dev/shm."""
     mounts = container.data.get("volumeMounts")
@@ -174,6 +208,9 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if found is None:
             continue
         reason, by_count = found
+        # A warning where ranks certainly share this pod's /dev/shm; otherwise only
+        # DataLoader workers would need it, which the manifest cannot tell: advice.
+        severity = None if _ranks_share_the_pod(pod, resource, held) else Severity.NOTE
         for container in pod.regular_containers():
             if is_infra_container(container) or is_probe(container):
                 continue  # a probe (nvidia-smi, sleep) puts nothing in /dev/shm
@@ -191,5 +228,6 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                 f"({what}); DataLoader workers and NCCL fail with bus errors; mount an "
                 "emptyDir with medium: Memory at /dev/shm",
                 container=container.name,
+                severity=severity,
                 fix=helpers.shm_volume(pod, container),
             )

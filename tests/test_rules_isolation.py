@@ -235,6 +235,68 @@ def test_gpu705_replicated_training_role(tmp_path):
     assert "runs 4 replicas" in found[0]["message"]
 
 
+def test_gpu705_is_a_warning_only_where_ranks_share_the_pod(tmp_path):
+    # Several GPUs and a launcher in one pod: its ranks talk through this /dev/shm.
+    shared = _pod(
+        _container("t", gpus=2, extra="      command: [torchrun, --nproc_per_node=2, t.py]\n")
+    )
+    found = lint(tmp_path, shared, "--select", "GPU705")
+    assert [(f["code"], f["line"], f["column"], f["severity"]) for f in found] == [
+        ("GPU705", 7, 7, "warning")
+    ]
+    # Several GPUs, one process as far as the manifest says; one GPU and a launcher; a
+    # replicated role with one GPU a pod: only DataLoader workers would need it.
+    for text in (
+        _pod(_container("t", gpus=2)),
+        _pod(_container("t", gpus=1, extra="      command: [deepspeed, train.py]\n")),
+    ):
+        found = lint(tmp_path, text, "--select", "GPU705")
+        assert [(f["code"], f["line"], f["column"], f["severity"]) for f in found] == [
+            ("GPU705", 7, 7, "note")
+        ]
+
+
+def test_gpu705_leaves_probes_and_placeholders_alone(tmp_path):
+    for command in ("[sleep, infinity]", "[nvidia-smi]", '[sh, -c, "nvidia-smi && sleep 60"]'):
+        text = _pod(_container("t", gpus=2, extra=f"      command: {command}\n"))
+        assert lint(tmp_path, text, "--select", "GPU705") == [], command
+
+
+def test_gpu705_kubeflow_trainer_runtime_starts_a_rank_per_gpu(tmp_path):
+    text = """\
+        apiVersion: trainer.kubeflow.org/v1alpha1
+        kind: ClusterTrainingRuntime
+        metadata:
+          name: torchtune
+        spec:
+          mlPolicy:
+            numNodes: 1
+            torch: {}
+          template:
+            spec:
+              replicatedJobs:
+                - name: node
+                  template:
+                    spec:
+                      template:
+                        spec:
+                          containers:
+                            - name: node
+                              image: ghcr.io/kubeflow/trainer/torchtune-trainer:v2.0.0
+                              command: [tune, run, full_finetune_distributed]
+                              resources:
+                                limits:
+                                  nvidia.com/gpu: 2
+        """
+    found = lint(tmp_path, text, "--select", "GPU705")
+    assert [(f["code"], f["line"], f["column"], f["severity"]) for f in found] == [
+        ("GPU705", 18, 23, "warning")
+    ]
+    one_each = text.replace("torch: {}", "torch: {numProcPerNode: 1}")
+    found = lint(tmp_path, one_each, "--select", "GPU705")
+    assert [f["severity"] for f in found] == ["note"]
+
+
 def test_gpu705_kuberay_mounts_shm_itself(tmp_path):
     text = """\
         apiVersion: ray.io/v1
