@@ -54,6 +54,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.fix import helpers
+from gpulint.model import shapes
 from gpulint.model.gpu import gpu_entries
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
@@ -72,6 +73,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for container in resource.containers:
         requests = gpu_entries(container.data, "requests")
         limits = gpu_entries(container.data, "limits")
+        if shapes.malformed(container.data, "resources", "limits"):
+            continue  # GPU011 reports the limits that cannot be decoded: one cause, one finding
         for name in requests:
             if name not in limits:
                 yield Report(

@@ -6,6 +6,7 @@ not show: such pods rightly tolerate GPU taints and select GPU nodes.
 
 from __future__ import annotations
 
+from gpulint.model.gpu import gpu_entries
 from gpulint.model.resource import PodSpec
 
 # Pod annotations of GPU-sharing schedulers (KAI Scheduler / Run:ai: gpu-fraction,
@@ -49,8 +50,7 @@ def first_gpu_limit(pod: PodSpec) -> tuple[tuple, str, str, int] | None:
     """(path, container, resource, count) of the pod's first GPU limit (or request)."""
     for container in pod.containers:
         for name, count in sorted(container.gpus.items()):
-            resources = container.data.get("resources") or {}
-            section = "limits" if name in (resources.get("limits") or {}) else "requests"
+            section = "limits" if name in gpu_entries(container.data, "limits") else "requests"
             return container.path + ("resources", section, name), container.name, name, count
     return None
 
