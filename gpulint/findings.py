@@ -145,7 +145,8 @@ class Finding:
 
         res = self.resource.label() if self.resource else ""
         raw = "\0".join((self.code, self.location.file, res, self.container or "", self.pointer))
-        return hashlib.sha256(raw.encode()).hexdigest()[:32]
+        # A file name that is not UTF-8 arrives surrogate-escaped: hash its real bytes.
+        return hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,11 @@ nothing read or fetched beyond what the run was given, output escaped."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -87,3 +92,213 @@ def test_malformed_limits_is_one_finding_not_also_a_missing_limit(tmp_path):
     assert [f["code"] for f in report["findings"] if f["code"] in ("GPU011", "GPU101")] == [
         "GPU011"
     ]
+
+
+# --- 1. file names that are not UTF-8 -----------------------------------------------------------
+
+CLEAN = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"
+
+
+def _bad_name_tree(tmp_path: Path) -> Path:
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "good.yaml").write_text(MALFORMED_LIMITS.replace("LIMIT", "{nvidia.com/gpu: 1}"))
+    bad = os.path.join(os.fsencode(tree), b"bad\xff\xfe.yaml")
+    with open(bad, "wb") as handle:
+        handle.write(MALFORMED_LIMITS.replace("LIMIT", "{nvidia.com/gpu: 1}").encode())
+    return tree
+
+
+def _gpulint(*args: str, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "gpulint", *args],
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+        **kwargs,
+    )
+
+
+def test_a_non_utf8_file_name_in_json_sarif_text_and_github(tmp_path):
+    tree = _bad_name_tree(tmp_path)
+    code, report = _json(str(tree))
+    assert code == 1
+    paths = {f["path"] for f in report["findings"]}
+    bad_path = os.fsdecode(os.path.join(os.fsencode(tree), b"bad\xff\xfe.yaml"))
+    assert paths == {str(tree / "good.yaml"), bad_path}  # \udcff in JSON: the bytes round-trip
+    assert len({f["fingerprint"] for f in report["findings"]}) == len(report["findings"])
+
+    sarif = json.loads(run_cli("check", "--format", "sarif", "--jobs", "1", str(tree)).output)
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in sarif["runs"][0]["results"]
+    }
+    assert f"{tree}/bad%FF%FE.yaml" in uris
+
+    for fmt in ("text", "github"):
+        # Standard output that refuses anything but UTF-8 still gets every finding.
+        proc = _gpulint(
+            "check", "--format", fmt, str(tree), env={"PYTHONIOENCODING": "utf-8:strict"}
+        )
+        out = proc.stdout.decode("utf-8")  # valid UTF-8
+        assert proc.returncode == 1, proc.stderr
+        assert f"{tree}/bad\\xff\\xfe.yaml" in out
+        assert out.count("bad\\xff\\xfe.yaml") == out.count("good.yaml")
+
+
+def test_a_non_utf8_file_name_in_the_baseline(tmp_path):
+    tree = _bad_name_tree(tmp_path)
+    baseline = tmp_path / "baseline.json"
+    assert run_cli("check", "--write-baseline", str(baseline), str(tree)).exit_code == 0
+    code, report = _json("--baseline", str(baseline), str(tree))
+    assert code == 0 and report["findings"] and all(f["suppressed"] for f in report["findings"])
+
+
+# --- 4. output errors ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "target, reason",
+    [
+        ("{tmp}/missing/dir/x", "No such file or directory"),
+        ("{tmp}/clean.yaml/x", "Not a directory"),
+        ("/dev/full", "No space left on device"),
+    ],
+)
+def test_an_output_that_cannot_be_written_exits_2_naming_it(tmp_path, target, reason):
+    (tmp_path / "clean.yaml").write_text(CLEAN)
+    target = target.format(tmp=tmp_path)
+    proc = _gpulint("check", str(tmp_path / "clean.yaml"), "--output", target)
+    assert proc.returncode == 2
+    assert proc.stderr.decode() == f"gpulint: cannot write {target}: {reason}\n"
+
+
+def test_a_closed_standard_output_exits_2(tmp_path):
+    (tmp_path / "clean.yaml").write_text(CLEAN)
+    proc = subprocess.run(
+        f"'{sys.executable}' -m gpulint check '{tmp_path}/clean.yaml' >&-",
+        shell=True,
+        capture_output=False,
+        stderr=subprocess.PIPE,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.decode() == "gpulint: cannot write standard output: it is closed\n"
+
+
+# --- 2. interrupted and failed writes keep the old file -----------------------------------------
+
+
+@pytest.mark.parametrize("failure, code", [(KeyboardInterrupt, 130), (OSError(28, "full"), 2)])
+def test_an_interrupted_or_failed_write_leaves_the_old_output(tmp_path, monkeypatch, failure, code):
+    import gpulint.report as report
+
+    (tmp_path / "clean.yaml").write_text(CLEAN)
+    out = tmp_path / "out" / "report.json"
+    out.parent.mkdir()
+    out.write_text("old report\n")
+    real = report.write
+
+    def half(fmt, result, stream, color=False):
+        stream.write('{\n  "partial')
+        raise failure
+
+    monkeypatch.setattr(report, "write", half)
+    result = run_cli(
+        "check", "--format", "json", "--output", str(out), str(tmp_path / "clean.yaml")
+    )
+    assert result.exit_code == code
+    assert out.read_text() == "old report\n"
+    assert os.listdir(out.parent) == ["report.json"]  # no temporary file left behind
+    monkeypatch.setattr(report, "write", real)
+    clean = str(tmp_path / "clean.yaml")
+    assert run_cli("check", "--format", "json", "-o", str(out), clean).exit_code == 0
+    assert json.loads(out.read_text())["findings"] == []
+    assert os.listdir(out.parent) == ["report.json"]
+
+
+def _children(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc for the workers")
+def test_sigint_with_workers_exits_130_with_one_line(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    big = MALFORMED_LIMITS.replace("LIMIT", "{nvidia.com/gpu: 1}") + "---\n"
+    for i in range(400):  # ~8 MB: enough for workers, and seconds of work
+        (tree / f"f{i}.yaml").write_text(big * 70)
+    out = tmp_path / "report.txt"
+    out.write_text("old report\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gpulint", "check", "--jobs", "2", str(tree), "-o", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # a process group, like a terminal's
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    while proc.poll() is None and not _children(proc.pid):
+        pass  # until the workers run
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole group
+    _, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err.decode()) == (130, "gpulint: interrupted\n")
+    assert out.read_text() == "old report\n"
+
+
+# --- 7 and 8. process limits and --jobs ----------------------------------------------------------
+
+
+def _big_tree(tmp_path: Path, files: int = 12) -> Path:
+    """Over a megabyte in several files: enough for worker processes."""
+    tree = tmp_path / "big"
+    tree.mkdir()
+    doc = MALFORMED_LIMITS.replace("LIMIT", "{nvidia.com/gpu: 1}") + "---\n"
+    for i in range(files):
+        (tree / f"f{i:02d}.yaml").write_text(doc * 400)
+    return tree
+
+
+@pytest.mark.parametrize("forks_allowed", [0, 1])
+def test_fork_failure_falls_back_to_this_process_with_one_note(
+    tmp_path, monkeypatch, forks_allowed
+):
+    tree = _big_tree(tmp_path)
+    expected = run_cli("check", "--format", "json", "--jobs", "1", str(tree)).output
+    real_fork, calls = os.fork, []
+
+    def limited_fork():  # what a process limit (ulimit -u) does to fork
+        calls.append(1)
+        if len(calls) > forks_allowed:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", limited_fork)
+    monkeypatch.setattr("gpulint.engine.workers.cpu_count", lambda: 2)
+    result = run_cli("check", "--format", "json", "--jobs", "2", str(tree))
+    assert calls  # a worker was attempted
+    note = "could not start worker processes (a process limit?); linted in this process"
+    assert result.output == expected + f"gpulint: note: {note}\n"  # the report, then one note
+    text = run_cli("check", "--jobs", "2", str(tree)).output
+    assert text.count(note) == 1 and f"\nnote: {note}\n" in text
+
+
+def test_jobs_is_capped_at_the_usable_cores(tmp_path, monkeypatch):
+    monkeypatch.setattr("gpulint.engine.workers.cpu_count", lambda: 2)
+    seen = []
+    real = engine.run
+    monkeypatch.setattr(
+        engine, "run", lambda targets, ctx: seen.append(ctx.settings.jobs) or real(targets, ctx)
+    )
+    (tmp_path / "clean.yaml").write_text(CLEAN)
+    result = run_cli("check", "--jobs", "99999999999999999999", str(tmp_path / "clean.yaml"))
+    assert result.exit_code == 0 and seen == [2]
+    assert (
+        "gpulint: note: --jobs 99999999999999999999 capped at 2, the cores this process may use"
+        in result.output
+    )
+    seen.clear()
+    assert run_cli("check", "--jobs", "1", str(tmp_path / "clean.yaml")).exit_code == 0
+    assert seen == [1]

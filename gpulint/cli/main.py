@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
 import textwrap
-from collections.abc import Iterable
-from typing import TextIO
+from collections.abc import Callable, Iterable
+from typing import Any, TextIO
 
 import click
 
@@ -23,9 +24,11 @@ from gpulint.inputs import discover as discovery
 from gpulint.inputs import units
 from gpulint.inputs.cluster import prepare
 from gpulint.report import FORMATS, rule_pages, write
+from gpulint.report.escape import printable
+from gpulint.report.outputs import OutputError, write_file, write_stdout
 from gpulint.rules.registry import Rule, builtin_rules, default_registry
 
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _split(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -55,6 +58,21 @@ def _one_to_stdout(formats: tuple[str, ...], outputs: tuple[str, ...]) -> None:
             f"{' and '.join(to_stdout)} would both go to standard output; give all but one "
             "an --output file (--output is paired with --format in order)"
         )
+
+
+def _interruptible(command: Callable) -> Callable:
+    """Ctrl-C ends the run with exit code 130 and one line (click would say "Aborted!" and
+    exit 1, the code that means findings); output files being written keep their old content."""
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except KeyboardInterrupt:
+            sys.stderr.write("gpulint: interrupted\n")
+            sys.exit(EXIT_INTERRUPTED)
+
+    return run
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -141,6 +159,7 @@ def cli() -> None:
     help="Skip named files that do not parse and are not Kubernetes (no apiVersion/kind), "
     "as a folder walk does (the pre-commit hook passes it).",
 )
+@_interruptible
 def check(
     paths: tuple[str, ...],
     formats: tuple[str, ...],
@@ -177,7 +196,7 @@ def check(
         stdin_filename=stdin_filename,
         verbose=verbose,
         debug=debug or debug_from_environment(),
-        jobs=jobs or cpu_count(),
+        jobs=_jobs(jobs),
         render=render_flags.given(),
         values_for=values_for,
         only_manifests=only_manifests,
@@ -221,24 +240,40 @@ def check(
     _write_outputs(result, formats, outputs, color_when)
     if not any(f == "text" and i >= len(outputs) for i, f in enumerate(formats)):
         for notice in result.notices:  # the text report prints them; other formats do not
-            click.echo(f"gpulint: note: {notice}", err=True)
+            click.echo(f"gpulint: note: {printable(notice)}", err=True)
     sys.exit(exit_code(result, settings.fail_on))
 
 
 def _write_outputs(
     result: RunResult, formats: tuple[str, ...], outputs: tuple[str, ...], color_when: str = "auto"
 ) -> None:
-    for i, fmt in enumerate(formats):
-        target = outputs[i] if i < len(outputs) else None
-        if target in (None, "-"):
-            write(fmt, result, sys.stdout, color=_color(sys.stdout, fmt, color_when))
-            sys.stdout.flush()
-        else:
-            try:
-                with open(target, "w", encoding="utf-8") as handle:
-                    write(fmt, result, handle)
-            except OSError as exc:
-                raise click.FileError(target, hint=exc.strerror) from None
+    """Each format to its output; an output that cannot be written exits 2, naming it."""
+    try:
+        for i, fmt in enumerate(formats):
+            target = outputs[i] if i < len(outputs) else None
+            if target in (None, "-"):
+                write_stdout(
+                    lambda s, fmt=fmt: write(fmt, result, s, color=_color(s, fmt, color_when))
+                )
+            else:
+                write_file(target, lambda s, fmt=fmt: write(fmt, result, s))
+    except OutputError as exc:
+        click.echo(f"gpulint: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+
+
+def _jobs(asked: int | None) -> int:
+    """Worker processes: at most the usable cores (more only add processes and memory)."""
+    cores = cpu_count()
+    if asked is None:
+        return cores
+    if asked > cores:
+        click.echo(
+            f"gpulint: note: --jobs {asked} capped at {cores}, the cores this process may use",
+            err=True,
+        )
+        return cores
+    return asked
 
 
 def exit_code(result: RunResult, fail_on: Severity) -> int:
@@ -361,7 +396,7 @@ def main() -> None:
         raise
     except KeyboardInterrupt:
         sys.stderr.write("gpulint: interrupted\n")
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     except Exception as exc:  # last resort; per-file errors are reported as data
         if debug_from_environment() or "--debug" in sys.argv[1:]:
             import traceback  # only with --debug: ~1 ms of start-up otherwise

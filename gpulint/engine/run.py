@@ -8,7 +8,7 @@ resource here and decide once all files of a deployable unit are read (:func:`ru
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -275,7 +275,8 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     lint_one = partial(lint_target, readers=readers)  # picklable: travels to spawned workers
     unit_facts: dict[str | None, dict[str, list[Any]]] = {}
     keys = unit_keys(targets, ctx.settings)
-    results = lint_all(targets, ctx, lint_one, ctx.settings.jobs)
+    how: list[str] = []  # how the files were linted (a fallback from worker processes)
+    results = lint_all(targets, ctx, lint_one, ctx.settings.jobs, how)
     for target, result in zip(targets, results, strict=True):
         findings.extend(result.findings)
         errors.extend(result.errors)
@@ -290,6 +291,7 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
             for facts in joined(unit_facts, rule.code):
                 for report in rule.finalize(facts, ctx) or ():
                     findings.append(rule.placed_finding(report, ctx.settings, profile=ctx.profile))
+    notices.update(dict.fromkeys(how))
     suppress.finish(ctx, findings, directives)  # held findings still use their suppressions
     findings = _unique(findings)
     held = held_back(findings, ctx.rules)

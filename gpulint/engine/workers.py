@@ -9,6 +9,7 @@ input is big enough to pay for starting them.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -82,9 +83,22 @@ def _chunks(indexes: list[int], targets: Sequence[Target], jobs: int) -> list[li
     return chunks
 
 
+def _ignore_interrupts() -> None:
+    """Ctrl-C reaches the whole process group: the main process alone handles it and stops
+    the workers, so no worker prints a KeyboardInterrupt traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _init_worker(lint_one: LintOne, ctx: Any) -> None:
     global _WORKER
     _WORKER = (lint_one, ctx)
+
+
+def _init_spawned(lint_one: LintOne, ctx: Any) -> None:
+    _ignore_interrupts()
+    _init_worker(lint_one, ctx)
 
 
 def _lint_chunk(chunk: list[Target]) -> list[Any]:
@@ -106,7 +120,9 @@ def _pool(jobs: int, lint_one: LintOne, ctx: Any) -> ProcessPoolExecutor | None:
         # the cyclic collector never traverses them, so a worker does not copy the pages
         # it inherited just to mark them.
         gc.freeze()
-        return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
+        return ProcessPoolExecutor(
+            jobs, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts
+        )
     try:
         pickle.dumps((lint_one, ctx))
     except Exception:  # e.g. a rule defined in a closure: lint in this process instead
@@ -114,13 +130,20 @@ def _pool(jobs: int, lint_one: LintOne, ctx: Any) -> ProcessPoolExecutor | None:
     return ProcessPoolExecutor(
         jobs,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=_init_worker,
+        initializer=_init_spawned,
         initargs=(lint_one, ctx),
     )
 
 
-def lint_all(targets: Sequence[Target], ctx: Any, lint_one: LintOne, jobs: int) -> Iterator[Any]:
-    """``lint_one(target, ctx)`` for every target, in target order, over ``jobs`` processes."""
+def lint_all(
+    targets: Sequence[Target],
+    ctx: Any,
+    lint_one: LintOne,
+    jobs: int,
+    notes: list[str] | None = None,
+) -> Iterator[Any]:
+    """``lint_one(target, ctx)`` for every target, in target order, over ``jobs`` processes
+    (what the user should know about how, such as a fallback, is appended to ``notes``)."""
     targets = list(targets)
     if not worth_it(targets, jobs):
         for target in targets:
@@ -135,20 +158,70 @@ def lint_all(targets: Sequence[Target], ctx: Any, lint_one: LintOne, jobs: int) 
             yield lint_one(target, ctx)
         return
     try:
-        with pool:
-            yield from _results(pool, chunks, targets, ctx, lint_one)
+        futures = _submit(pool, chunks, targets)
+        if futures is None:  # no worker could be started (a process limit)
+            _stop(pool)
+            if notes is not None:
+                notes.append(
+                    "could not start worker processes (a process limit?); linted in this process"
+                )
+            for target in targets:
+                yield lint_one(target, ctx)
+            return
+        yield from _results(futures, chunks, targets, ctx, lint_one)
+    except BaseException:  # Ctrl-C, or the consumer stopped: do not drain the queue
+        _stop(pool)
+        raise
+    else:
+        pool.shutdown()
     finally:
         gc.unfreeze()  # what was frozen for the workers may be collected again
 
 
+def _submit(pool: ProcessPoolExecutor, chunks: list[list[int]], targets: Sequence[Target]):
+    """The chunks' futures, or None when the pool cannot start its processes."""
+    with _sigint_held():
+        try:
+            return [pool.submit(_lint_chunk, [targets[i] for i in chunk]) for chunk in chunks]
+        except (OSError, RuntimeError):  # fork: BlockingIOError (EAGAIN) under ulimit -u
+            return None
+
+
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """Hold Ctrl-C back while the workers are forked: a KeyboardInterrupt raised in an
+    at-fork hook is swallowed ("Exception ignored"), and the run would go on. Held, it
+    arrives when the pool is up; the workers, forked with it blocked, never see it."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Cancel what is queued and end the workers now, without waiting for them."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(OSError, AttributeError):
+            process.terminate()
+    for process in processes:
+        process.join(timeout=1)
+
+
 def _results(
-    pool: ProcessPoolExecutor,
+    futures: list[Any],
     chunks: list[list[int]],
     targets: Sequence[Target],
     ctx: Any,
     lint_one: LintOne,
 ) -> Iterator[Any]:
-    futures = [pool.submit(_lint_chunk, [targets[i] for i in chunk]) for chunk in chunks]
     # Standard input is read here while the workers run.
     local = {i: lint_one(t, ctx) for i, t in enumerate(targets) if t.kind == "stdin"}
     chunk_of = {i: n for n, chunk in enumerate(chunks) for i in chunk}

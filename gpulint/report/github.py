@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.findings import RunResult, Severity
+from gpulint.report.escape import printable
 from gpulint.report.held import summary_line
 from gpulint.report.paths import from_root
 
@@ -12,6 +13,8 @@ _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE:
 
 
 def escape_data(text: str) -> str:
+    # Other control characters (ESC) are escaped too: the log is shown on terminals.
+    text = printable(text, keep="\r\n")
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

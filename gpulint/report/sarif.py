@@ -110,7 +110,8 @@ def _fixes(finding: Finding) -> list[so.Fix] | None:
 def _uri(path: str) -> str:
     from urllib.parse import quote
 
-    return quote(from_root(path, "github").replace("\\", "/"))
+    # quote() percent-encodes the name's bytes, also those of a name that is not UTF-8.
+    return quote(from_root(path, "github").replace("\\", "/").encode("utf-8", "surrogateescape"))
 
 
 def _descriptor(info: RuleInfo) -> so.ReportingDescriptor:

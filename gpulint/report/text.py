@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.findings import Finding, RunResult, Severity
+from gpulint.report.escape import printable
 from gpulint.report.held import summary_line
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.NOTE: "\033[36m"}
@@ -21,21 +22,24 @@ def _paint(text: str, code: str, color: bool) -> str:
 
 def format_finding(finding: Finding, color: bool = False) -> str:
     loc = finding.location
-    where = f"{loc.file}:{loc.line}:{loc.column}"
+    where = f"{printable(loc.file)}:{loc.line}:{loc.column}"
     severity = _paint(str(finding.severity), _COLORS[finding.severity], color)
     context = []
     if finding.resource:
-        context.append(finding.resource.label())
+        context.append(printable(finding.resource.label()))
     if finding.container:
-        context.append(f"container {finding.container}")
+        context.append(f"container {printable(finding.container)}")
     rule = f"[{finding.code} {finding.name}]"
-    line = f"{_paint(where, _BOLD, color)}: {severity} {rule} {finding.message}"
+    line = f"{_paint(where, _BOLD, color)}: {severity} {rule} {printable(finding.message)}"
     if context:
         line += " " + _paint(f"({', '.join(context)})", _DIM, color)
     if finding.template:
-        line += f" [template {finding.template}]"
+        line += f" [template {printable(finding.template)}]"
     if finding.value_source:
-        line += f" [value {finding.value_source.key} from {finding.value_source.label()}]"
+        line += (
+            f" [value {printable(finding.value_source.key)} from "
+            f"{printable(finding.value_source.label())}]"
+        )
     if finding.suppression:
         line += f" [suppressed: {finding.suppression.kind}]"
     for other in finding.related:  # the other files a cross-file rule compared
@@ -47,14 +51,15 @@ def format_finding(finding: Finding, color: bool = False) -> str:
 def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
     for error in result.errors:
         yield (
-            f"{error.file}:{error.line}:{error.column}: "
-            f"{_paint('error', _COLORS[Severity.ERROR], color)} [input] {error.message}\n"
+            f"{printable(error.file)}:{error.line}:{error.column}: "
+            f"{_paint('error', _COLORS[Severity.ERROR], color)} [input] "
+            f"{printable(error.message)}\n"
         )
     for finding in result.findings:
         if finding.suppression is None:
             yield format_finding(finding, color) + "\n"
     for notice in result.notices:
-        yield f"note: {notice}\n"
+        yield f"note: {printable(notice)}\n"
     if result.held_back:
         yield f"note: {summary_line(result.held_back)}\n"
     yield summary(result) + "\n"
