@@ -167,7 +167,7 @@ def test_in_source_suppressions_are_not_recorded(repo):
     "content, message",
     [
         (None, "cannot read baseline missing.json"),
-        ("{not json", "is not JSON (line 1, column 2)"),
+        ("{not json", "bad.json:1:2: baseline is not JSON"),
         ('{"findings": 3}', "is not a gpulint baseline"),
     ],
 )

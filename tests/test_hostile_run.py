@@ -302,3 +302,89 @@ def test_jobs_is_capped_at_the_usable_cores(tmp_path, monkeypatch):
     seen.clear()
     assert run_cli("check", "--jobs", "1", str(tmp_path / "clean.yaml")).exit_code == 0
     assert seen == [1]
+
+
+# --- 5. a path on the command line that cannot be read ------------------------------------------
+
+
+def _deny(monkeypatch, *denied: Path) -> None:
+    """What chmod 000 does for a user who is not root (the tests may run as root)."""
+    names = {str(p) for p in denied}
+    real_access, real_open, real_scandir = os.access, os.open, os.scandir
+
+    def access(path, mode, *args, **kwargs):
+        return False if os.fspath(path) in names else real_access(path, mode, *args, **kwargs)
+
+    def open_(path, *args, **kwargs):
+        if os.fspath(path) in names:
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
+
+    def scandir(path="."):
+        if os.fspath(path) in names:
+            raise PermissionError(13, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "access", access)
+    monkeypatch.setattr(os, "open", open_)
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+def test_unreadable_paths_on_the_command_line_are_located_errors_the_rest_is_linted(
+    tmp_path, monkeypatch
+):
+    good = tmp_path / "good.yaml"
+    good.write_text(MALFORMED_LIMITS.replace("LIMIT", "1"))
+    secret = tmp_path / "secret.yaml"
+    secret.write_text(CLEAN)
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    _deny(monkeypatch, secret, folder)
+    code, report = _json(str(secret), str(folder), str(good))
+    assert code == 2
+    assert [(e["path"], e["line"], e["column"], e["message"]) for e in report["errors"]] == [
+        (str(folder), 1, 1, "cannot read folder: Permission denied"),
+        (str(secret), 1, 1, "cannot read file: Permission denied"),
+    ]
+    assert ("GPU011", 11, 17) in {(f["code"], f["line"], f["column"]) for f in report["findings"]}
+
+
+# --- 6. a corrupt baseline ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"\x00\xff\xfe binary", "{path}:1:2: baseline is not UTF-8 text (byte 0xff)"),
+        (b"[" * 100_000, "{path}:1:1: baseline is not a gpulint baseline (nested too deeply)"),
+        (b'{"version": 1,\n  "findings": [}', "{path}:2:16: baseline is not JSON"),
+        (b'{"version": 7, "findings": []}', "{path}:1:1: baseline is not a gpulint baseline"),
+    ],
+)
+def test_a_corrupt_baseline_is_a_located_message_and_exit_2(tmp_path, content, message):
+    (tmp_path / "clean.yaml").write_text(CLEAN)
+    baseline = tmp_path / "baseline.json"
+    baseline.write_bytes(content)
+    proc = _gpulint("check", "--baseline", str(baseline), str(tmp_path / "clean.yaml"))
+    assert proc.returncode == 2
+    err = proc.stderr.decode()
+    assert err.startswith("gpulint: " + message.format(path=baseline)), err
+    assert err.count("\n") == 1 and "internal error" not in err
+
+
+def test_a_baseline_that_is_a_fifo_is_not_read(tmp_path):
+    (tmp_path / "clean.yaml").write_text(CLEAN)
+    fifo = tmp_path / "baseline.json"
+    os.mkfifo(fifo)  # reading it would wait for a writer forever
+    proc = _gpulint("check", "--baseline", str(fifo), str(tmp_path / "clean.yaml"))
+    assert proc.returncode == 2
+    assert "not a regular file" in proc.stderr.decode()
+
+
+def test_write_baseline_replaces_the_file_only_when_complete(tmp_path):
+    (tmp_path / "clean.yaml").write_text(CLEAN)
+    proc = _gpulint("check", "--write-baseline", "/dev/full", str(tmp_path / "clean.yaml"))
+    assert (proc.returncode, proc.stderr.decode()) == (
+        2,
+        "gpulint: baseline: cannot write /dev/full: No space left on device\n",
+    )

@@ -25,6 +25,8 @@ from gpulint.config.settings import Settings
 from gpulint.filter import baseline
 from gpulint.findings import RunResult
 from gpulint.inputs.discover import Target, display_path
+from gpulint.report.escape import printable
+from gpulint.report.outputs import OutputError
 from gpulint.rules.registry import Registry, default_registry
 
 _META_KEY = "gpulint.cli.adoption"
@@ -139,11 +141,14 @@ class Setup:
             return
         try:
             count = baseline.write(path, result.findings)
-        except OSError as exc:
-            _fail([f"gpulint: cannot write baseline {path}: {exc.strerror}"])
-        click.echo(f"gpulint: wrote {count} finding(s) to baseline {path}", err=True)
+        except OutputError as exc:
+            _fail([f"gpulint: baseline: {exc}"])
+        click.echo(f"gpulint: wrote {count} finding(s) to baseline {printable(path)}", err=True)
         for error in result.errors:
-            click.echo(f"{error.file}:{error.line}:{error.column}: error [input] {error.message}")
+            click.echo(
+                f"{printable(error.file)}:{error.line}:{error.column}: error [input] "
+                f"{printable(error.message)}"
+            )
         sys.exit(_EXIT_ERROR if result.errors else 0)
 
 

@@ -82,7 +82,9 @@ def cli() -> None:
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path())
+# readable=False: a path that cannot be read is a located input error of its own and the
+# other paths are still linted (click would end the whole run with a usage error).
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option(
     "--format",
     "formats",
@@ -135,14 +137,14 @@ def cli() -> None:
     "--cluster",
     "cluster",
     multiple=True,
-    type=click.Path(exists=True),
+    type=click.Path(exists=True, readable=False),
     help="Node objects ('kubectl get nodes -o yaml', a file or folder): check that GPU "
     "workloads fit the cluster; the Nodes are linted too.",
 )
 @click.option(
     "--pods",
     default=None,
-    type=click.Path(exists=True),
+    type=click.Path(exists=True, readable=False),
     help="Running pods ('kubectl get pods -A -o yaml'): subtract the GPUs they hold.",
 )
 @click.option(

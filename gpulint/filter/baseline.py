@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from gpulint.findings import Finding, Suppression
+from gpulint.findings import Finding, InputError, Suppression
+from gpulint.inputs.sources import read_bytes
+from gpulint.report.escape import printable
+from gpulint.report.outputs import write_file
 
 VERSION = 1
 
@@ -36,27 +39,45 @@ def write(path: str, findings: list[Finding]) -> int:
         for f in active
     ]
     document = {"version": VERSION, "tool": "gpulint", "findings": entries}
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(document, handle, indent=2)
+
+    def fill(handle) -> None:
+        json.dump(document, handle, indent=2)  # ASCII: a file name that is not UTF-8 is escaped
         handle.write("\n")
+
+    write_file(path, fill)  # replaced when complete; OutputError names the file
     return len(entries)
 
 
 def load(path: str) -> dict[str, int]:
-    """fingerprint -> count; raises BaselineError with a clear message."""
+    """fingerprint -> count; raises BaselineError with a located message.
+
+    Read like any input (a regular file, size-capped: a FIFO never blocks the run),
+    then decoded and parsed with every failure located in the file."""
+    data = read_bytes(path)
+    if isinstance(data, InputError):
+        raise BaselineError(f"cannot read baseline {printable(path)}: {data.message}")
     try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except OSError as exc:
-        raise BaselineError(f"cannot read baseline {path}: {exc.strerror}") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = _position(data, exc.start)
+        raise BaselineError(
+            f"{printable(path)}:{line}:{column}: baseline is not UTF-8 text "
+            f"(byte 0x{data[exc.start]:02x}); write one with --write-baseline"
+        ) from None
+    try:
+        document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BaselineError(
-            f"baseline {path} is not JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
+            f"{printable(path)}:{exc.lineno}:{exc.colno}: baseline is not JSON: {exc.msg}"
+        ) from None
+    except RecursionError:  # e.g. 100,000 nested brackets
+        raise BaselineError(
+            f"{printable(path)}:1:1: baseline is not a gpulint baseline (nested too deeply)"
         ) from None
     entries = document.get("findings") if isinstance(document, dict) else None
     if not isinstance(entries, list) or document.get("version") != VERSION:
         raise BaselineError(
-            f"baseline {path} is not a gpulint baseline (version {VERSION}); "
+            f"{printable(path)}:1:1: baseline is not a gpulint baseline (version {VERSION}); "
             "write one with --write-baseline"
         )
     counts: Counter[str] = Counter()
@@ -64,6 +85,11 @@ def load(path: str) -> dict[str, int]:
         if isinstance(entry, dict) and isinstance(entry.get("fingerprint"), str):
             counts[entry["fingerprint"]] += 1
     return dict(counts)
+
+
+def _position(data: bytes, offset: int) -> tuple[int, int]:
+    line = data.count(b"\n", 0, offset) + 1
+    return line, offset - (data.rfind(b"\n", 0, offset) + 1) + 1
 
 
 def apply(findings: list[Finding], accepted: dict[str, int], path: str | None) -> None:
