@@ -388,3 +388,75 @@ def test_write_baseline_replaces_the_file_only_when_complete(tmp_path):
         2,
         "gpulint: baseline: cannot write /dev/full: No space left on device\n",
     )
+
+
+# --- 10. a custom rule's $ref fetches nothing ---------------------------------------------------
+
+REF_RULE = """\
+custom-rules:
+  - code: TEAM001
+    name: team-rule
+    message: image checked
+    target: Container
+    schema:
+      $defs:
+        pinned: {type: string, pattern: ":[0-9]"}
+      properties:
+        image:
+          $ref: "REF"
+"""
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Any attempt to fetch or open a referenced schema fails the test."""
+    import urllib.request
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"fetched {args!r}")
+
+    monkeypatch.setattr(urllib.request, "urlopen", refuse)
+    monkeypatch.setattr(urllib.request.OpenerDirector, "open", refuse)
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "http://attacker.invalid/schema.json",
+        "file:///etc/passwd",
+        "file:///dev/zero",
+        "other.json#/x",
+        "https://gpulint.dev/schemas/unknown.json",
+    ],
+)
+def test_a_foreign_ref_is_a_config_error_at_its_line(tmp_path, monkeypatch, no_network, ref):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".gpulint.yaml").write_text(REF_RULE.replace("REF", ref))
+    (tmp_path / "pod.yaml").write_text(MALFORMED_LIMITS.replace("LIMIT", "{nvidia.com/gpu: 1}"))
+    result = run_cli("check", "pod.yaml")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(
+        f".gpulint.yaml:11:17: error [config] custom-rules.0.schema.properties.image.$ref: "
+        f"$ref '{ref}' is not allowed"
+    )
+
+
+@pytest.mark.parametrize(
+    "ref", ["#/$defs/pinned", "https://gpulint.dev/schemas/device-plugin-config.schema.json"]
+)
+def test_local_and_shipped_refs_resolve(tmp_path, monkeypatch, no_network, ref):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".gpulint.yaml").write_text(REF_RULE.replace("REF", ref))
+    (tmp_path / "pod.yaml").write_text(MALFORMED_LIMITS.replace("LIMIT", "{nvidia.com/gpu: 1}"))
+    code, report = _json("--select", "TEAM001", "pod.yaml")
+    assert code == (0 if ref.startswith("#") else 1)  # the image is pinned; not a plugin config
+
+
+def test_the_validators_registry_retrieves_nothing(no_network):
+    from referencing.exceptions import Unresolvable
+
+    from gpulint.validate.schema import make_validator
+
+    validator = make_validator({"$ref": "http://attacker.invalid/x.json"})
+    with pytest.raises(Unresolvable):
+        validator.validate({})

@@ -22,6 +22,7 @@ from gpulint.model import workloads
 from gpulint.model.quantity import QuantityError, parse_quantity
 from gpulint.model.resource import Resource
 from gpulint.rules.rule import Report, Rule
+from gpulint.validate import refs
 from gpulint.validate import schema as schema_check
 
 TARGETS = ("Pod", "PodSpec", "Container", "GPUContainer")
@@ -138,6 +139,8 @@ def _glob(patterns: tuple[str, ...], value: str) -> bool:
 def build_rule(spec: dict) -> tuple[Rule | None, tuple[tuple, str] | None]:
     """A Rule from a validated ``custom-rules`` entry, or (None, (subpath, problem))."""
     schema = spec["schema"]
+    for path, ref in refs.foreign_refs(schema):
+        return None, (("schema",) + path, refs.refused(ref))
     try:
         schema_check.make_validator(schema, KEYWORDS)
     except schema_check.InvalidSchema as exc:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from gpulint.validate import quick
+from gpulint.validate import quick, refs
 
 SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
 # A keyword of one's own: (the keyword's value in the schema, the instance) -> a problem or None.
@@ -159,7 +159,8 @@ def make_validator(schema: dict, keywords: Mapping[str, Keyword] | None = None) 
     except SchemaError as exc:
         raise InvalidSchema(tuple(exc.path), exc.message) from None
     checks = {name: _keyword(check) for name, check in (keywords or {}).items()}
-    return extend(base, checks)(schema) if checks else base(schema)
+    cls = extend(base, checks) if checks else base
+    return cls(schema, registry=refs.registry())  # retrieves nothing (validate/refs.py)
 
 
 def _keyword(check: Keyword) -> Callable[..., Iterator[Any]]:
