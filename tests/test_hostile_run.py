@@ -460,3 +460,85 @@ def test_the_validators_registry_retrieves_nothing(no_network):
     validator = make_validator({"$ref": "http://attacker.invalid/x.json"})
     with pytest.raises(Unresolvable):
         validator.validate({})
+
+
+# --- 11. symlinks out of the tree, and content in messages --------------------------------------
+
+SECRET = "eyJhbGciOiJIUzI1NiJ9.c2VjcmV0LXNlY3JldC1zZWNyZXQ"
+
+
+def _linked_tree(tmp_path: Path) -> Path:
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "token").write_text(SECRET + "\n")
+    (outside / "pod.yaml").write_text(MALFORMED_LIMITS.replace("LIMIT", "1"))
+    (tree / "token.yaml").symlink_to(outside / "token")
+    (tree / "elsewhere").symlink_to(outside)
+    (tree / "sub" / "pod.yaml").write_text(MALFORMED_LIMITS.replace("LIMIT", "1"))
+    (tree / "inside").symlink_to(tree / "sub")  # inside the tree: followed
+    return tree
+
+
+def test_a_folder_walk_does_not_follow_links_out_of_the_tree(tmp_path):
+    tree = _linked_tree(tmp_path)
+    for fmt in ("json", "text", "sarif", "github"):
+        result = run_cli("check", "--format", fmt, "--jobs", "1", str(tree))
+        assert SECRET[:10] not in result.output
+        assert "elsewhere" not in result.output and "token.yaml" not in result.output
+    code, report = _json(str(tree))
+    assert report["errors"] == []
+    assert {f["path"] for f in report["findings"]} == {str(tree / "inside" / "pod.yaml")}
+    text = run_cli("check", "--verbose", "--jobs", "1", str(tree)).output
+    for link in ("elsewhere", "token.yaml"):
+        assert (
+            f"note: {tree / link}: a symbolic link out of the linted folder; not followed "
+            "(--follow-symlinks lints what it points to)\n" in text
+        )
+
+
+def test_follow_symlinks_lints_what_they_point_to_without_echoing_it(tmp_path):
+    tree = _linked_tree(tmp_path)
+    code, report = _json("--follow-symlinks", str(tree))
+    assert code == 2
+    assert [(e["path"], e["message"]) for e in report["errors"]] == [
+        (str(tree / "token.yaml"), "document 1 is a string, not a mapping")
+    ]
+    assert str(tree / "elsewhere" / "pod.yaml") in {f["path"] for f in report["findings"]}
+    assert SECRET[:10] not in json.dumps(report)
+
+
+# --- 12. control characters from input never reach a terminal raw -------------------------------
+
+CONTROL_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: "p\\n::error file=x::forged\\r\\e[31mred\\u202e"
+spec:
+  containers:
+    - name: "c\\n::add-mask::x"
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        requests: {nvidia.com/gpu: 1}
+"""
+
+
+@pytest.mark.parametrize("fmt", ["text", "github"])
+def test_control_characters_are_escaped_in_human_readable_output(tmp_path, fmt):
+    path = tmp_path / "pod\x1b[2J.yaml"
+    path.write_text(CONTROL_POD)
+    result = run_cli("check", "--format", fmt, "--jobs", "1", str(path))
+    out = result.output
+    assert "\x1b" not in out and "\r" not in out and "\u202e" not in out
+    assert not [line for line in out.splitlines() if line.startswith(("::add-mask", "::stop"))]
+    assert all(
+        line.startswith(("::error", "::warning", "::notice")) for line in out.splitlines()
+    ) or (fmt == "text")
+    nl, cr = ("\\n", "\\r") if fmt == "text" else ("%0A", "%0D")  # GitHub's own escapes
+    assert f"Pod p{nl}::error file=x::forged{cr}\\x1b[31mred\\u202e" in out
+    assert "pod\\x1b[2J.yaml" in out
+    if fmt == "text":
+        lines = out.splitlines()
+        assert len(lines) == len([f for f in lines if f.startswith(str(tmp_path))]) + 1

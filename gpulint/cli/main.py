@@ -124,6 +124,12 @@ def cli() -> None:
     help="Show the traceback of an internal error (also GPULINT_DEBUG=1).",
 )
 @click.option(
+    "--follow-symlinks",
+    is_flag=True,
+    help="In folders, follow symbolic links that lead out of the folder (not followed by "
+    "default; --verbose names them).",
+)
+@click.option(
     "--jobs",
     "-j",
     type=click.IntRange(min=1),
@@ -173,6 +179,7 @@ def check(
     verbose: bool,
     debug: bool,
     jobs: int | None,
+    follow_symlinks: bool = False,
     cluster: tuple[str, ...] = (),
     pods: str | None = None,
     values_for: str | None = None,
@@ -204,11 +211,14 @@ def check(
         only_manifests=only_manifests,
     )
     setup.apply(settings)
+    walked: list[str] = []  # links not followed out of a folder
     targets, errors = discovery.discover(
         paths or (".",),
         folder_handlers=render_flags.handlers(),
         excluded=setup.excluded,
         folder_markers=render_flags.markers(),
+        follow_symlinks=follow_symlinks,
+        notes=walked,
     )
     unit_plan = units.plan(setup.keep(targets), verbose)
     targets = unit_plan.targets
@@ -224,6 +234,8 @@ def check(
         found = run(targets, build_context(settings, registry), render_flags.readers())
         found.notices[:0] = unit_plan.notices
         found.errors[:0] = errors
+        if verbose:
+            found.notices[:0] = walked
         found.errors.sort(key=lambda e: e.sort_key())
         return found
 
@@ -404,7 +416,8 @@ def main() -> None:
             import traceback  # only with --debug: ~1 ms of start-up otherwise
 
             traceback.print_exc()
-            sys.stderr.write(f"gpulint: internal error: {exc!r} (please report it)\n")
-        else:
-            sys.stderr.write(f"gpulint: internal error: {exc!r} ({DEBUG_HINT}; please report it)\n")
+        # The type only: an exception's text may quote the input.
+        sys.stderr.write(
+            f"gpulint: internal error: {type(exc).__name__} ({DEBUG_HINT}; please report it)\n"
+        )
         sys.exit(EXIT_ERROR)

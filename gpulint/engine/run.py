@@ -152,6 +152,16 @@ def internal_error(exc: BaseException, debug: bool) -> str:
     )
 
 
+def _shape_of(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else "a scalar"
+
+
 def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     errors: list[InputError] = []
     annotations: list[Any] = []
@@ -164,11 +174,11 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     for doc in parse(source, errors):
         if not isinstance(doc.data, dict):
             # Kubernetes objects, values and config files are all mappings.
-            found = "a list" if isinstance(doc.data, list) else f"the scalar {doc.data!r}"
+            # Named by type, never quoted: the file may be a secret (a token.yaml).
             errors.append(
                 InputError(
                     source.path,
-                    f"document {doc.index + 1} is {found[:60]}, not a mapping",
+                    f"document {doc.index + 1} is {_shape_of(doc.data)}, not a mapping",
                     doc.line,
                     doc.node.start_mark.column + 1,
                 )

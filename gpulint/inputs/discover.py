@@ -5,7 +5,9 @@ files that are containerd configs (they name an ``io.containerd.`` plugin: other
 TOML, such as ``pyproject.toml``, is not gpulint's input); a file named
 explicitly is read whatever its extension; ``-`` is standard input. Hidden
 folders (``.git`` among them) are skipped. Symlinked folders are followed once;
-a link back to an enclosing folder (a loop) is reported, not followed. Folders
+a link back to an enclosing folder (a loop) is reported, not followed. A link
+that leads out of the folder named on the command line is not followed (a
+``token.yaml`` pointing at a secret elsewhere), unless ``follow_symlinks``. Folders
 that vanish or cannot be listed while walking are reported; the walk goes on.
 """
 
@@ -58,7 +60,10 @@ def discover(
     folder_handlers: Iterable[FolderHandler] = (),
     excluded: Callable[[str], bool] = lambda _path: False,
     folder_markers: Iterable[FolderMarker] = (),
+    follow_symlinks: bool = False,
+    notes: list[str] | None = None,
 ) -> tuple[list[Target], list[InputError]]:
+    """Targets and errors; links not followed out of a tree are said in ``notes``."""
     targets: list[Target] = []
     errors: list[InputError] = []
     handlers = list(folder_handlers)
@@ -73,7 +78,8 @@ def discover(
             errors.append(InputError(display_path(raw), _reason(exc)))
             continue
         if is_dir:
-            _walk(raw, handlers, excluded, targets, errors, markers)
+            escapes = None if follow_symlinks else _Escapes(raw, notes)
+            _walk(raw, handlers, excluded, targets, errors, markers, escapes)
         else:
             targets.append(Target(display_path(raw)))
     return _dedupe(targets), errors
@@ -94,6 +100,7 @@ def _walk(
     targets: list[Target],
     errors: list[InputError],
     markers: Iterable[FolderMarker] = (),
+    escapes: _Escapes | None = None,
 ) -> None:
     """Depth first, each folder once; a link back to an enclosing folder is reported."""
     seen: set[tuple[int, int]] = set()
@@ -145,6 +152,8 @@ def _walk(
             path = os.path.join(folder, entry.name)
             if excluded(display_path(path)):
                 continue
+            if escapes is not None and entry.is_symlink() and escapes.leaves(path):
+                continue
             try:
                 is_dir = entry.is_dir()  # follows links; False for a dangling one
             except OSError:
@@ -165,6 +174,25 @@ def _is_containerd_config(path: str) -> bool:
             return CONTAINERD_MARK in f.read(_PEEK)
     except OSError:
         return True  # reading it says why
+
+
+class _Escapes:
+    """Symbolic links that lead out of the tree named on the command line."""
+
+    def __init__(self, top: str, notes: list[str] | None) -> None:
+        self.top = os.path.realpath(top)
+        self.notes = notes
+
+    def leaves(self, path: str) -> bool:
+        target = os.path.realpath(path)
+        if target == self.top or target.startswith(self.top.rstrip(os.sep) + os.sep):
+            return False
+        if self.notes is not None:
+            self.notes.append(
+                f"{display_path(path)}: a symbolic link out of the linted folder; not followed "
+                "(--follow-symlinks lints what it points to)"
+            )
+        return True
 
 
 def _dedupe(targets: list[Target]) -> list[Target]:
