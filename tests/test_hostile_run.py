@@ -542,3 +542,65 @@ def test_control_characters_are_escaped_in_human_readable_output(tmp_path, fmt):
     if fmt == "text":
         lines = out.splitlines()
         assert len(lines) == len([f for f in lines if f.startswith(str(tmp_path))]) + 1
+
+
+# --- 13. suppression comments parsed with a grammar ---------------------------------------------
+
+SUPPRESSED_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+    - name: c
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        requests:
+          nvidia.com/gpu: 1  # gpulint: disable=DIRECTIVE
+"""
+
+
+def _suppressed(tmp_path: Path, directive: str, *args: str) -> tuple[int, dict]:
+    path = tmp_path / "pod.yaml"
+    path.write_text(SUPPRESSED_POD.replace("DIRECTIVE", directive))
+    return _json("--select", "GPU101,GPU001,GPU002,GPU003", *args, str(path))
+
+
+def _active(report: dict) -> list[tuple[str, int, str]]:
+    return [(f["code"], f["line"], f["message"]) for f in report["findings"] if not f["suppressed"]]
+
+
+@pytest.mark.parametrize(
+    "directive",
+    ["GPU101, until=2020-01-01", "GPU101,until=2020-01-01", "GPU101 ,  until = 2020-01-01"],
+)
+def test_an_expiry_after_a_comma_expires(tmp_path, directive):
+    code, report = _suppressed(tmp_path, directive, "--require-reason")
+    found = _active(report)
+    assert [c for c, _, _ in found] == ["GPU101", "GPU003"]  # reported again, and why
+    assert any(c == "GPU003" and "expired on 2020-01-01" in m for c, _, m in found)
+    assert not any("until" in m and c == "GPU001" for c, _, m in found)  # not a rule name
+
+
+def test_selectors_options_and_reason_with_spaces(tmp_path):
+    _, report = _suppressed(
+        tmp_path, " GPU101 , gpu-limit-missing until = 2999-01-01 - webhook adds the limit"
+    )
+    [finding] = [f for f in report["findings"] if f["code"] == "GPU101"]
+    assert finding["suppression"] == {"kind": "comment", "reason": "webhook adds the limit"}
+
+
+def test_an_unknown_option_is_a_located_error(tmp_path):
+    code, report = _suppressed(tmp_path, "GPU101, expires=2020-01-01")
+    assert code == 2
+    assert [(e["line"], e["column"], e["message"]) for e in report["errors"]] == [
+        (11, 57, "suppression option 'expires' is unknown: options are until")
+    ]
+    assert [c for c, _, _ in _active(report)] == ["GPU101"]  # not silenced
+
+
+def test_an_unknown_rule_name_is_a_finding_not_silence(tmp_path):
+    _, report = _suppressed(tmp_path, "GPU1O1 typo")
+    assert [(c, line) for c, line, _ in _active(report)] == [("GPU001", 11), ("GPU101", 11)]
+    assert "there is no rule 'GPU1O1'" in _active(report)[0][2]

@@ -14,6 +14,7 @@ Directive forms::
         gpulint.io/ignore-all: "<reason>"
     comment on the offending line, or alone on the line above it:
         # gpulint: disable=GPU101,gpu-toleration-missing [until=YYYY-MM-DD] <reason>
+        (the grammar: directives.py)
 
 Comments are found by scanning the raw lines (the C parser drops comments).
 """
@@ -21,12 +22,12 @@ Comments are found by scanning the raw lines (the C parser drops comments).
 from __future__ import annotations
 
 import datetime
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from gpulint.config.settings import Settings
 from gpulint.filter import baseline
+from gpulint.filter import directives as directives_grammar
 from gpulint.findings import Finding, InputError, Location, ResourceRef, Suppression
 from gpulint.inputs.sources import Source
 from gpulint.model.resource import resources_of
@@ -35,14 +36,6 @@ from gpulint.rules.directives import ALL, ANNOTATION_ALL, ANNOTATION_PREFIX, Dir
 from gpulint.rules.rule import Context
 from gpulint.yaml.parse import Document
 from gpulint.yaml.positions import json_pointer, place
-
-# `#` starts a YAML comment at the line start or after whitespace.
-_COMMENT = re.compile(r"(?:^|(?<=\s))#\s*gpulint:\s*disable(?P<eq>=)?(?P<body>.*)$")
-_SELECTORS = re.compile(r"([A-Za-z0-9-]+(?:\s*,\s*[A-Za-z0-9-]+)*),?")
-_UNTIL = re.compile(r"until=(\S*)")
-# A further comment (`# <- GPU101`) ends the reason; `#123` does not.
-_NEXT_COMMENT = re.compile(r"\s#(?:\s|$)")
-
 
 # -- scanning --------------------------------------------------------------
 
@@ -56,39 +49,15 @@ def _scan_comments(path: str, text: str) -> tuple[list[Directive], list[InputErr
     for index, line in enumerate(lines):
         if "gpulint:" not in line:
             continue
-        match = _COMMENT.search(line)
+        match = directives_grammar.COMMENT.search(line)
         if match is None:
             continue
         number, column = index + 1, match.start() + 1
-        body = _NEXT_COMMENT.split(match.group("body"), maxsplit=1)[0].strip()
-        listed = _SELECTORS.match(body) if match.group("eq") else None
-        if listed is None:
-            errors.append(
-                InputError(
-                    path, "suppression comment names no rule: write disable=CODE", number, column
-                )
-            )
+        parsed = directives_grammar.parse(line, match)
+        if isinstance(parsed, directives_grammar.Problem):
+            errors.append(InputError(path, parsed.message, number, parsed.offset + 1))
             continue
-        selectors = tuple(s.strip() for s in listed.group(1).split(","))
-        rest = body[listed.end() :].strip()
-        until = None
-        found = _UNTIL.match(rest)
-        if found:
-            try:
-                until = datetime.date.fromisoformat(found.group(1))
-            except ValueError:
-                errors.append(
-                    InputError(
-                        path,
-                        f"suppression expiry {found.group(0)!r} is not a date: "
-                        "write until=YYYY-MM-DD",
-                        number,
-                        column + match.group(0).find(found.group(0)),
-                    )
-                )
-                continue
-            rest = rest[found.end() :].strip()
-        reason = rest.lstrip("-:–— ").strip() or None
+        selectors, until, reason = parsed.selectors, parsed.until, parsed.reason
         own_line = not line[: match.start()].strip()
         covered = (_next_code_line(lines, index),) if own_line else (number,)
         location = Location(path, number, column, number, len(line) + 1)
