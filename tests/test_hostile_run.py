@@ -602,5 +602,5 @@ def test_an_unknown_option_is_a_located_error(tmp_path):
 
 def test_an_unknown_rule_name_is_a_finding_not_silence(tmp_path):
     _, report = _suppressed(tmp_path, "GPU1O1 typo")
-    assert [(c, line) for c, line, _ in _active(report)] == [("GPU001", 11), ("GPU101", 11)]
-    assert "there is no rule 'GPU1O1'" in _active(report)[0][2]
+    assert [(c, line) for c, line, _ in _active(report)] == [("GPU101", 11), ("GPU001", 11)]
+    assert "there is no rule 'GPU1O1'" in _active(report)[1][2]
