@@ -80,6 +80,7 @@ from collections.abc import Iterator
 from gpulint.fix import helpers
 from gpulint.model.infra import is_infra_container
 from gpulint.model.placeholders import is_sole_placeholder
+from gpulint.report.escape import quoted
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
@@ -132,7 +133,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             yield Report(
                 container.path + ("env", i, "value"),
                 f"env {name} uses {names}, which Kubernetes does not expand (only $(VAR) is); "
-                f"the container gets the literal text {item['value']!r}",
+                f"the container gets the literal text {quoted(item['value'])}",
                 container=container.name,
                 at="value",
                 fix=helpers.env_references(

@@ -604,3 +604,68 @@ def test_an_unknown_rule_name_is_a_finding_not_silence(tmp_path):
     _, report = _suppressed(tmp_path, "GPU1O1 typo")
     assert [(c, line) for c, line, _ in _active(report)] == [("GPU101", 11), ("GPU001", 11)]
     assert "there is no rule 'GPU1O1'" in _active(report)[1][2]
+
+
+# --- 9. scalar aliases and long values ----------------------------------------------------------
+
+
+def _env_pod(value: str, aliases: int) -> str:
+    head = f"""\
+apiVersion: v1
+kind: Pod
+metadata: {{name: p}}
+spec:
+  containers:
+    - name: c
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      env:
+        - name: A
+          value: &v "{value}"
+"""
+    return head + "".join(f"        - {{name: B{i}, value: *v}}\n" for i in range(aliases))
+
+
+def test_aliases_of_a_long_scalar_count_toward_the_expansion_limit(tmp_path):
+    path = tmp_path / "bomb.yaml"
+    path.write_text(_env_pod("x$HOME" * 16_000, 20_000))  # ~800 KB, 2 GB expanded
+    result = run_cli("check", "--format", "json", str(path))
+    report = json.loads(result.output)
+    assert result.exit_code == 2 and report["findings"] == []
+    assert [(e["line"], e["column"]) for e in report["errors"]] == [(10, 18)]
+    assert "alias bomb" in report["errors"][0]["message"]
+    assert len(result.output) < 2_000
+
+
+def test_a_few_aliases_of_a_long_value_are_read_and_quoted_short(tmp_path):
+    path = tmp_path / "env.yaml"
+    path.write_text(_env_pod("x$HOME" * 2_000, 3))  # 12 KB, 4 times
+    code, report = _json("--select", "GPU706", str(path))
+    messages = [f["message"] for f in report["findings"]]
+    assert len(messages) == 4 and report["errors"] == []
+    expected = "the container gets the literal text 'x$HOMEx$HOMEx$HOME"
+    assert all(expected in m and m.endswith("...'") and len(m) < 250 for m in messages)
+
+
+def test_no_message_outgrows_the_bound(tmp_path, monkeypatch):
+    long_rule = Rule("GPU998", "long", Severity.WARNING, "long", "")
+
+    @long_rule.resource_check
+    def _check(resource, ctx):
+        yield Report(("metadata",), "value " + "v" * 100_000 + " end")
+
+    real = engine.build_context
+    monkeypatch.setattr(
+        engine,
+        "build_context",
+        lambda settings, registry=None: _with(real(settings, registry), long_rule),
+    )
+    path = tmp_path / "pod.yaml"
+    path.write_text(CLEAN)
+    _, report = _json(str(path))
+    [message] = [f["message"] for f in report["findings"] if f["code"] == "GPU998"]
+    assert len(message) <= 1_000 and message.endswith("(99050 characters cut)")
+
+
+def _with(ctx, rule):
+    ctx.rules.append(rule)
+    return ctx

@@ -32,3 +32,24 @@ def printable(text: str, keep: str = "") -> str:
     if keep:
         return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
     return _UNSAFE.sub(_escape, text)
+
+
+# A message is one line of advice; a rule's message longer than this was quoting input.
+MAX_MESSAGE = 1_000
+
+
+def quoted(value: object, limit: int = 60) -> str:
+    """A value from input for a message: quoted, escaped, and cut to ``limit`` characters,
+    so a finding never repeats a long value (or a secret) whole."""
+    text = printable(str(value))
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return "'" + text.replace("'", "\\'") + "'"
+
+
+def bounded(message: str) -> str:
+    """``message`` cut to :data:`MAX_MESSAGE` characters: output grows with the input's
+    findings, never with the length of the values they quote."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+    return f"{message[: MAX_MESSAGE - 40]}... ({len(message) - MAX_MESSAGE + 40} characters cut)"

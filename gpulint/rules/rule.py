@@ -29,6 +29,7 @@ from gpulint.config.settings import Settings
 from gpulint.findings import Finding, FixInfo, Related, RuleInfo, Severity
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource
+from gpulint.report.escape import bounded
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.directives import Directive
 from gpulint.rules.options import Option
@@ -236,7 +237,7 @@ class Rule:
             code=self.code,
             name=self.name,
             severity=self.effective_severity(settings, report),
-            message=report.message,
+            message=bounded(report.message),  # never grows with a quoted value (issue 13)
             location=anchor.location,
             pointer=anchor.pointer,
             resource=anchor.resource,

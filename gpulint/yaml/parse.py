@@ -44,6 +44,9 @@ MAX_DEPTH = 400
 SAFE_NESTING = 2_000
 # Values an alias may expand to in one document before we refuse (billion laughs).
 MAX_ALIAS_EXPANSION = 200_000
+# A scalar counts as one value per this many characters (an aliased 100 KB string is
+# 1,250 values), so the limit bounds expanded text as well as expanded structure.
+SCALAR_CHARS_PER_VALUE = 80
 
 # What our resolver gives an untagged scalar, so an explicit ``!!str`` stays distinguishable.
 _IMPLICIT = "tag:gpulint,2026:implicit"
@@ -135,27 +138,20 @@ class _Builder:
 
     def build(self, node: Node, depth: int) -> Any:
         if type(node) is ScalarNode:  # mypy narrows `type(x) is C`, not an alias of it
-            self._count += 1
-            if node.ctag is _IMPLICIT_TAG:
-                return node.value if node.style else resolve_plain(node.value)
-            return resolve_tagged(str(node.ctag), node.value)
+            if not self._aliases:
+                self._count += 1
+                if node.ctag is _IMPLICIT_TAG:
+                    return node.value if node.style else resolve_plain(node.value)
+                return resolve_tagged(str(node.ctag), node.value)
+            return self._scalar(node)
         if depth > MAX_DEPTH:
             raise _failure(f"nesting deeper than {MAX_DEPTH} levels", node)
         if self._aliases:
             seen = self._built.get(id(node))
             if seen is not None:
                 # An alias: share the value already built, but bound what it stands for.
-                value, size = seen
-                self._count += size
-                self._expanded += size
-                if self._expanded > MAX_ALIAS_EXPANSION:
-                    # Aliases share the anchored node, so this points at the anchor.
-                    raise _failure(
-                        f"aliases of the anchor here expand the document to more than "
-                        f"{MAX_ALIAS_EXPANSION} values (an alias bomb?); refusing to expand",
-                        node,
-                    )
-                return value
+                self._alias(node, seen[1])
+                return seen[0]
         before = self._count
         if type(node) is MappingNode:
             value = self._mapping(node, depth)
@@ -166,6 +162,33 @@ class _Builder:
         if self._aliases:
             self._built[id(node)] = (value, self._count - before)
         return value
+
+    def _scalar(self, node: ScalarNode) -> Any:
+        """A scalar where aliases exist: an alias of it counts at its size too, so one long
+        value aliased many times cannot expand the document (and the output quoting it)."""
+        seen = self._built.get(id(node))
+        if seen is not None:
+            self._alias(node, seen[1])
+            return seen[0]
+        if node.ctag is _IMPLICIT_TAG:
+            value = node.value if node.style else resolve_plain(node.value)
+        else:
+            value = resolve_tagged(str(node.ctag), node.value)
+        size = 1 + len(node.value) // SCALAR_CHARS_PER_VALUE
+        self._count += size
+        self._built[id(node)] = (value, size)
+        return value
+
+    def _alias(self, node: Node, size: int) -> None:
+        self._count += size
+        self._expanded += size
+        if self._expanded > MAX_ALIAS_EXPANSION:
+            # Aliases share the anchored node, so this points at the anchor.
+            raise _failure(
+                f"aliases of the anchor here expand the document to more than "
+                f"{MAX_ALIAS_EXPANSION} values (an alias bomb?); refusing to expand",
+                node,
+            )
 
     def _mapping(self, node: MappingNode, depth: int) -> dict:
         result: dict[str, Any] = {}
