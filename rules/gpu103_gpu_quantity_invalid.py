@@ -1,8 +1,9 @@
 """
 ## What it checks
 A GPU quantity under `resources.requests` or `resources.limits` that is not a
-whole, non-negative number: `0.5`, `500m`, `1.5`, null, an empty string,
-`"two"`, or a negative count. A value that still holds a template placeholder
+whole, non-negative number: `0.5`, `500m`, `1.5`, an empty string, `"two"`,
+`"1\t"`, or a negative count; and an empty value (null), which the API server
+reads as 0, so the container gets no GPU. A value that still holds a template placeholder
 (`${GPUS}` in a file envsubst fills in) is left to the rendered output.
 
 ## Why it matters
@@ -59,7 +60,12 @@ from collections.abc import Iterator
 
 from gpulint.model.gpu import gpu_entries
 from gpulint.model.placeholders import is_placeholder
-from gpulint.model.quantity import QuantityError, format_quantity, parse_quantity
+from gpulint.model.quantity import (
+    QuantityError,
+    decodes_to_zero,
+    format_quantity,
+    parse_quantity,
+)
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
@@ -75,6 +81,11 @@ def problem(value: object) -> str | None:
     """Why a GPU quantity is invalid, in the API server's words, or None."""
     if is_placeholder(value):
         return None  # a template's `${GPUS}`: the rendered value is what counts
+    if decodes_to_zero(value):
+        return (
+            "is empty (null), which the API server reads as 0: the container gets no GPU; "
+            "write the count"
+        )
     try:
         quantity = parse_quantity(value)
     except QuantityError as exc:

@@ -38,7 +38,7 @@ def test_quantities_parse_to_exact_values(raw, value):
 
 
 @pytest.mark.parametrize(
-    "raw", [None, "", "two", "1.2.3", "Gi", "1 Gi", True, [1], float("nan"), "1e999"]
+    "raw", [None, "", "two", "1.2.3", "1 Gi", True, [1], float("nan"), "1e999"]
 )
 def test_garbage_is_not_a_quantity(raw):
     with pytest.raises(QuantityError):

@@ -1,8 +1,30 @@
-"""Kubernetes resource quantities as exact fractions.
+"""Kubernetes resource quantities as exact fractions, decoded the way the API server does.
 
-Grammar (k8s.io/apimachinery/pkg/api/resource): a signed decimal number, then a
-binary suffix (Ki..Ei), a decimal suffix (n, u, m, "", k, M, G, T, P, E) or a
-decimal exponent (e3, E-2). YAML numbers are accepted as they decode.
+A value travels YAML -> JSON -> ``resource.Quantity`` (kubernetes/kubernetes
+staging/src/k8s.io/apimachinery/pkg/api/resource/quantity.go, read at commit
+009f4971; the statements quoted are that file's):
+
+- ``UnmarshalJSON``: JSON ``null`` is the zero quantity, no error; a
+  string loses its quotes and ``strings.TrimSpace``, and is parsed by
+  ``ParseQuantity``. The JSON bytes are still escaped: a tab, newline or carriage
+  return inside the string arrive as ``\\t``, ``\\n``, ``\\r`` and are not trimmed,
+  so ``"1\\t"`` is rejected while ``" 1"`` (and a no-break space) is read as 1
+  (``parsed, err := ParseQuantity(strings.TrimSpace(string(value)))``).
+- ``parseQuantityString``: an optional sign, digits, an optional ``.``
+  and digits, a run of the letters ``eEinumkKMGTP``, an optional sign and digits;
+  anything else is ``ErrFormatWrong``. Every part may be empty: ``+``, ``.`` and
+  ``Ki`` are all zero.
+- ``quantitySuffixer.interpret`` (suffix.go): ``Ki``..``Ei``, ``n u m k M G T P E``,
+  nothing, or ``e``/``E`` and an integer exponent; any other suffix is ``ErrSuffix``.
+- ``ParseQuantity``: the value is rounded up, away from zero, to
+  nano precision (``amount.Round(amount, Nano.infScale(), inf.RoundUp)``, l. 345):
+  ``0.9999999999999`` is 1 and ``1.000...001`` is 1.000000001.
+
+What YAML gives the JSON side (plain scalars: go-yaml v2 resolve.go, which
+sigs.k8s.io/yaml uses) is :mod:`gpulint.yaml.scalars`' job. ``YAMLToJSON`` passes no
+target, so values reach ``json.Marshal`` unchanged (kubernetes-sigs/yaml yaml.go,
+``yamlToJSONTarget(y, nil, yaml.Unmarshal)``): a float arrives as Go's shortest
+decimal, which is Python's ``repr`` too, and null as JSON null.
 """
 
 from __future__ import annotations
@@ -25,11 +47,21 @@ _DECIMAL = {
     "P": Fraction(10**15),
     "E": Fraction(10**18),
 }
-_QUANTITY = re.compile(
-    r"(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
-    r"(?:(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])|[eE](?P<exp>[+-]?[0-9]+))?\Z"
+# parseQuantityString as one expression: every group may be empty.
+_SCANNED = re.compile(
+    r"(?P<sign>[+-]?)(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*))?"
+    r"(?P<suffix>[eEinumkKMGTP]*[-+]?[0-9]*)\Z"
 )
-
+_EXPONENT = re.compile(r"[eE](?P<exp>[-+]?[0-9]+)\Z")
+# ErrFormatWrong's text (quantity.go l. 146).
+FORMAT_WRONG = (
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+)
+SUFFIX_WRONG = "unable to parse quantity's suffix"
+# What strings.TrimSpace removes that encoding/json leaves unescaped: the space and
+# the Unicode spaces above U+007F (control characters and U+2028/U+2029 are escaped).
+_TRIMMED = " \u0085\u00a0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u202f\u205f\u3000"
+_NANO = Fraction(1, 10**9)
 
 # Longer numbers are hostile input: Python refuses to convert (or print) integers
 # beyond 4,300 digits, and no GPU, CPU or memory amount needs more than a few dozen.
@@ -41,13 +73,21 @@ class QuantityError(ValueError):
 
 
 def parse_quantity(value: object) -> Fraction:
-    """Exact value of a quantity; raises QuantityError for null, empty or garbage."""
+    """Exact value of a quantity; raises QuantityError for null, garbage or out of range.
+
+    Null is an error here (a missing amount) although the API server reads it as 0:
+    :func:`decodes_to_zero` says when that is what happens."""
     if type(value) in (int, str):  # the usual cases; remembered, as every rule asks again
         found = _cached(value)
         if isinstance(found, QuantityError):
             raise QuantityError(str(found))
         return found
     return _parse(value)
+
+
+def decodes_to_zero(value: object) -> bool:
+    """JSON null (YAML ``null``, ``~`` or nothing) decodes to the zero quantity."""
+    return value is None
 
 
 @functools.lru_cache(maxsize=4096, typed=True)
@@ -66,26 +106,48 @@ def _parse(value: object) -> Fraction:
             raise QuantityError("an integer with more than 100 digits is out of range")
         return Fraction(value)
     if isinstance(value, float):
-        if not math.isfinite(value):
+        if not math.isfinite(value):  # YAMLToJSON itself fails: JSON has no infinity
             raise QuantityError(f"{value} is not a quantity")
-        return Fraction(str(value))
+        return _round_up(Fraction(repr(value)))
     if not isinstance(value, str):
         raise QuantityError(f"a {type(value).__name__} is not a quantity")
-    match = _QUANTITY.match(value.strip())
-    if not match or not value.strip():
-        raise QuantityError(f"{_show(value)} is not a quantity")
-    if len(match.group("number")) > _MAX_DIGITS:
+    return _parse_text(value)
+
+
+def _parse_text(value: str) -> Fraction:
+    text = value.strip(_TRIMMED)
+    found = _SCANNED.match(text) if text else None
+    if found is None:
+        raise QuantityError(f'{_show(value)} is not a quantity ("{FORMAT_WRONG}")')
+    digits = found.group("int") + (found.group("frac") or "")
+    if len(digits) > _MAX_DIGITS:
         raise QuantityError(f"{_show(value[:20] + '...')} is out of range")
-    number = Fraction(match.group("number"))
-    if match.group("exp") is not None:
-        exponent = int(match.group("exp"))
-        if abs(exponent) > 100:
-            raise QuantityError(f"{_show(value)} is out of range")
-        return number * Fraction(10) ** exponent
-    suffix = match.group("suffix") or ""
+    number = Fraction(int(digits or "0"), 10 ** len(found.group("frac") or ""))
+    if found.group("sign") == "-":
+        number = -number
+    return _round_up(number * _multiplier(found.group("suffix"), value))
+
+
+def _multiplier(suffix: str, value: str) -> Fraction:
     if suffix in _BINARY:
-        return number * _BINARY[suffix]
-    return number * _DECIMAL[suffix]
+        return Fraction(_BINARY[suffix])
+    if suffix in _DECIMAL:
+        return _DECIMAL[suffix]
+    exponent = _EXPONENT.match(suffix)
+    if exponent is None:
+        raise QuantityError(f"{_show(value)} is not a quantity ({SUFFIX_WRONG})")
+    power = int(exponent.group("exp"))
+    if abs(power) > 100:
+        raise QuantityError(f"{_show(value)} is out of range")
+    return Fraction(10) ** power
+
+
+def _round_up(amount: Fraction) -> Fraction:
+    """To nano precision, away from zero (ParseQuantity's inf.RoundUp)."""
+    if (amount / _NANO).denominator == 1:
+        return amount
+    steps = math.ceil(abs(amount) / _NANO)
+    return steps * _NANO if amount > 0 else -steps * _NANO
 
 
 def _show(value: object) -> str:
@@ -97,6 +159,12 @@ def _show(value: object) -> str:
 
 
 def format_quantity(value: Fraction) -> str:
+    """The exact decimal (values are rounded to nano precision, so it is finite)."""
     if value.denominator == 1:
         return str(value.numerator)
-    return str(float(value))
+    sign = "-" if value < 0 else ""
+    scaled = abs(value) * 10**9
+    if scaled.denominator != 1:  # not from a quantity: the nearest float will do
+        return str(float(value))
+    whole, part = divmod(scaled.numerator, 10**9)
+    return f"{sign}{whole}.{part:09d}".rstrip("0")

@@ -13,9 +13,12 @@ _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _TRUE = frozenset({"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
 _FALSE = frozenset({"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"})
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)\Z")
+# go-yaml v2 (resolve.go, the 'D' and 'S' hints) drops every "_" and calls
+# strconv.ParseInt(plain, 0, 64): base 0 reads 0x/0X, 0o/0O, 0b/0B and a leading 0.
 _OCT = re.compile(r"[-+]?0[0-7_]+\Z")
-_HEX = re.compile(r"[-+]?0x[0-9a-fA-F_]+\Z")
-_BIN = re.compile(r"[-+]?0b[01_]+\Z")
+_OCT_O = re.compile(r"[-+]?0[oO][0-7_]+\Z")
+_HEX = re.compile(r"[-+]?0[xX][0-9a-fA-F_]+\Z")
+_BIN = re.compile(r"[-+]?0[bB][01_]+\Z")
 _FLOAT = re.compile(r"[-+]?(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][-+]?[0-9]+)?\Z")
 _SPECIAL_FLOATS = {
     ".inf": float("inf"),
@@ -55,7 +58,7 @@ def resolve_plain(text: str) -> object:
             return int(text.replace("_", ""), 16)
         if _BIN.match(text):
             return int(text.replace("_", ""), 2)
-        if _OCT.match(text):
+        if _OCT.match(text) or _OCT_O.match(text):
             return int(text.replace("_", ""), 8)
     except ValueError:
         # More digits than Python converts (sys.get_int_max_str_digits); go-yaml
