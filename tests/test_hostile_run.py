@@ -14,6 +14,7 @@ import pytest
 
 from gpulint.engine import run as engine
 from gpulint.findings import Severity
+from gpulint.report.escape import MAX_MESSAGE
 from gpulint.rules.registry import Report, Rule
 from tests.conftest import run_cli
 
@@ -663,7 +664,8 @@ def test_no_message_outgrows_the_bound(tmp_path, monkeypatch):
     path.write_text(CLEAN)
     _, report = _json(str(path))
     [message] = [f["message"] for f in report["findings"] if f["code"] == "GPU998"]
-    assert len(message) <= 1_000 and message.endswith("(99050 characters cut)")
+    assert len(message) <= MAX_MESSAGE
+    assert message.endswith(f"({100_010 - MAX_MESSAGE + 40} characters cut)")
 
 
 def _with(ctx, rule):

@@ -34,8 +34,9 @@ def printable(text: str, keep: str = "") -> str:
     return _UNSAFE.sub(_escape, text)
 
 
-# A message is one line of advice; a rule's message longer than this was quoting input.
-MAX_MESSAGE = 1_000
+# A safety net: rules quote values cut short (quoted()), but a message must never grow
+# with a value's length. Long enough for a --verbose list of every node of a cluster.
+MAX_MESSAGE = 65_536
 
 
 def quoted(value: object, limit: int = 60) -> str:
