@@ -57,10 +57,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from gpulint.findings import Severity
+from gpulint.findings import Severity, quoted
 from gpulint.model.resource import Resource
 from gpulint.model.resource_names import meant_gpu, qualified_name_problem
-from gpulint.report.escape import quoted
 from gpulint.rules.registry import Report, Rule
 
 if TYPE_CHECKING:

@@ -668,7 +668,7 @@ def test_no_message_outgrows_the_bound(tmp_path, monkeypatch):
     path.write_text(CLEAN)
     _, report = _json(str(path))
     [message] = [f["message"] for f in report["findings"] if f["code"] == "GPU998"]
-    from gpulint.report.escape import MAX_MESSAGE
+    from gpulint.findings import MAX_MESSAGE
 
     assert len(message) <= MAX_MESSAGE
     assert message.endswith(f"({100_010 - MAX_MESSAGE + 40} characters cut)")

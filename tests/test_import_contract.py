@@ -96,6 +96,11 @@ LAZY: dict[tuple[str, str], str] = {
     # jsonschema (with referencing, rpds, attrs), only when the quick check cannot vouch.
     ("gpulint.validate.schema", "jsonschema.validators"): "jsonschema: ~68 ms",
     ("gpulint.validate.schema", "jsonschema.exceptions"): "jsonschema: ~68 ms",
+    # The referencing registry of a custom rule's schema (validate/refs.py): part of
+    # jsonschema's ~68 ms, only when a validator is built.
+    ("gpulint.validate.refs", "referencing"): "with jsonschema: ~68 ms",
+    ("gpulint.validate.refs", "referencing.exceptions"): "with jsonschema",
+    ("gpulint.validate.refs", "referencing.jsonschema"): "with jsonschema",
     # A process pool only for large inputs.
     ("gpulint.engine.workers", "multiprocessing"): "multiprocessing + concurrent.futures: ~12 ms",
     ("gpulint.engine.workers", "concurrent.futures"): "multiprocessing + concurrent.futures",

@@ -23,9 +23,8 @@ from gpulint.config.globs import PathFilter
 from gpulint.config.merge import FLAGGED, apply_config
 from gpulint.config.settings import Settings
 from gpulint.filter import baseline
-from gpulint.findings import RunResult
+from gpulint.findings import RunResult, printable
 from gpulint.inputs.discover import Target, display_path
-from gpulint.report.escape import printable
 from gpulint.report.outputs import OutputError
 from gpulint.rules.registry import Registry, default_registry
 

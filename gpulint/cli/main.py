@@ -19,12 +19,11 @@ from gpulint.config.file import schema_text
 from gpulint.config.settings import Settings
 from gpulint.engine.run import DEBUG_HINT, build_context, run
 from gpulint.engine.workers import cpu_count
-from gpulint.findings import RunResult, Severity
+from gpulint.findings import RunResult, Severity, printable
 from gpulint.inputs import discover as discovery
 from gpulint.inputs import units
 from gpulint.inputs.cluster import prepare
 from gpulint.report import FORMATS, rule_pages, write
-from gpulint.report.escape import printable
 from gpulint.report.outputs import OutputError, write_file, write_stdout
 from gpulint.rules.registry import Rule, builtin_rules, default_registry
 
@@ -265,15 +264,23 @@ def _write_outputs(
     try:
         for i, fmt in enumerate(formats):
             target = outputs[i] if i < len(outputs) else None
-            if target in (None, "-"):
-                write_stdout(
-                    lambda s, fmt=fmt: write(fmt, result, s, color=_color(s, fmt, color_when))
-                )
+            if target is None or target == "-":
+                write_stdout(_reporter(fmt, result, color_when))
             else:
-                write_file(target, lambda s, fmt=fmt: write(fmt, result, s))
+                write_file(target, _reporter(fmt, result, None))
     except OutputError as exc:
         click.echo(f"gpulint: {exc}", err=True)
         sys.exit(EXIT_ERROR)
+
+
+def _reporter(fmt: str, result: RunResult, color_when: str | None) -> Callable[[TextIO], None]:
+    """A report writer; ``color_when`` None for a file (never coloured)."""
+
+    def fill(stream: TextIO) -> None:
+        color = color_when is not None and _color(stream, fmt, color_when)
+        write(fmt, result, stream, color=color)
+
+    return fill
 
 
 def _jobs(asked: int | None) -> int:

@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from gpulint.findings import Finding, InputError, Suppression
+from gpulint.findings import Finding, InputError, Suppression, printable
 from gpulint.inputs.sources import read_bytes
-from gpulint.report.escape import printable
 from gpulint.report.outputs import write_file
 
 VERSION = 1

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.findings import RunResult, Severity
-from gpulint.report.escape import printable
+from gpulint.findings import RunResult, Severity, printable
 from gpulint.report.held import summary_line
 from gpulint.report.paths import from_root
 

@@ -17,6 +17,8 @@ import tempfile
 from collections.abc import Callable
 from typing import TextIO
 
+from gpulint.findings import printable
+
 STDOUT = "standard output"
 
 
@@ -43,8 +45,6 @@ def _in_place(path: str) -> bool:
 
 def write_file(path: str, fill: Callable[[TextIO], None]) -> None:
     """Call ``fill`` with a text stream whose content replaces ``path`` when complete."""
-    from gpulint.report.escape import printable
-
     name = printable(path)
     if _in_place(path):
         try:
@@ -111,4 +111,4 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
     except (OSError, ValueError, AttributeError):
-        sys.stdout = None  # type: ignore[assignment]
+        sys.stdout = None

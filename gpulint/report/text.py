@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.findings import Finding, RunResult, Severity
-from gpulint.report.escape import printable
+from gpulint.findings import Finding, RunResult, Severity, printable
 from gpulint.report.held import summary_line
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.NOTE: "\033[36m"}

@@ -26,10 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from gpulint.config.settings import Settings
-from gpulint.findings import Finding, FixInfo, Related, RuleInfo, Severity
+from gpulint.findings import Finding, FixInfo, Related, RuleInfo, Severity, bounded
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource
-from gpulint.report.escape import bounded
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.directives import Directive
 from gpulint.rules.options import Option

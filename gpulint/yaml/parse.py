@@ -153,6 +153,7 @@ class _Builder:
                 self._alias(node, seen[1])
                 return seen[0]
         before = self._count
+        value: Any
         if type(node) is MappingNode:
             value = self._mapping(node, depth)
         else:
