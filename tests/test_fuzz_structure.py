@@ -18,7 +18,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import run_cli
+from tests.conftest import KNOWN_CLUSTER, run_cli
 
 DEPLOYMENT = {
     "apiVersion": "apps/v1",
@@ -215,11 +215,16 @@ def _replace(base: dict, path: tuple, value: object) -> dict:
 
 
 def _lint(tmp_path: Path, documents: list[dict]) -> dict:
+    tree = tmp_path / "docs"
+    tree.mkdir()
     for i, doc in enumerate(documents):
-        (tmp_path / f"m{i:05d}.json").write_text(json.dumps(doc))
-    result = run_cli("check", "--format", "json", "--jobs", "1", str(tmp_path))
+        (tree / f"m{i:05d}.json").write_text(json.dumps(doc))
+    # The cluster facts GPU201-GPU203 need, so that they run their whole course.
+    config = tmp_path / "known-cluster.gpulint.yaml"
+    config.write_text(KNOWN_CLUSTER)
+    result = run_cli("check", "--format", "json", "--jobs", "1", "--config", str(config), str(tree))
     assert result.exit_code in (0, 1, 2), result.output
-    return json.loads(result.output)
+    return json.loads(result.stdout)
 
 
 def _internal(report: dict) -> list[str]:

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from gpulint.cli import main as cli_main
 from gpulint.engine import run as engine
 from gpulint.findings import Severity
 from gpulint.rules.registry import Report, Rule
-from tests.conftest import run_cli
+from tests.conftest import KNOWN_CLUSTER, run_cli
 
 MALFORMED_LIMITS = """\
 apiVersion: v1
@@ -34,7 +35,14 @@ spec:
 
 def _json(*args: str) -> tuple[int, dict]:
     result = run_cli("check", "--format", "json", "--jobs", "1", *args)
-    return result.exit_code, json.loads(result.output)
+    return result.exit_code, json.loads(result.stdout)
+
+
+def _known(tmp_path: Path) -> tuple[str, str]:
+    """--config with the cluster facts GPU201 and GPU202 need to report (conftest)."""
+    config = tmp_path / "known-cluster.gpulint.yaml"
+    config.write_text(KNOWN_CLUSTER)
+    return "--config", str(config)
 
 
 # --- 3. a rule crash hides the rest -------------------------------------------------------------
@@ -44,7 +52,7 @@ def _json(*args: str) -> tuple[int, dict]:
 def test_malformed_limits_is_a_finding_at_the_key_and_every_rule_runs(tmp_path, limits):
     path = tmp_path / "pod.yaml"
     path.write_text(MALFORMED_LIMITS.replace("LIMIT", limits))
-    code, report = _json(str(path))
+    code, report = _json(*_known(tmp_path), str(path))
     assert report["errors"] == []
     where = {(f["code"], f["line"], f["column"]) for f in report["findings"]}
     assert ("GPU011", 11, 17) in where
@@ -68,10 +76,10 @@ def test_one_rule_crash_is_that_rules_internal_error_and_the_others_run(tmp_path
         ctx.rules.insert(0, boom)
         return ctx
 
-    monkeypatch.setattr(engine, "build_context", with_boom)
+    monkeypatch.setattr(cli_main, "build_context", with_boom)
     path = tmp_path / "pod.yaml"
     path.write_text(MALFORMED_LIMITS.replace("LIMIT", "{nvidia.com/gpu: 1}"))
-    code, report = _json(str(path))
+    code, report = _json(*_known(tmp_path), str(path))
     assert code == 2
     assert [(e["line"], e["message"]) for e in report["errors"]] == [
         (
@@ -191,26 +199,24 @@ def test_a_closed_standard_output_exits_2(tmp_path):
 
 @pytest.mark.parametrize("failure, code", [(KeyboardInterrupt, 130), (OSError(28, "full"), 2)])
 def test_an_interrupted_or_failed_write_leaves_the_old_output(tmp_path, monkeypatch, failure, code):
-    import gpulint.report as report
-
     (tmp_path / "clean.yaml").write_text(CLEAN)
     out = tmp_path / "out" / "report.json"
     out.parent.mkdir()
     out.write_text("old report\n")
-    real = report.write
+    real = cli_main.write
 
     def half(fmt, result, stream, color=False):
         stream.write('{\n  "partial')
         raise failure
 
-    monkeypatch.setattr(report, "write", half)
+    monkeypatch.setattr(cli_main, "write", half)
     result = run_cli(
         "check", "--format", "json", "--output", str(out), str(tmp_path / "clean.yaml")
     )
     assert result.exit_code == code
     assert out.read_text() == "old report\n"
     assert os.listdir(out.parent) == ["report.json"]  # no temporary file left behind
-    monkeypatch.setattr(report, "write", real)
+    monkeypatch.setattr(cli_main, "write", real)
     clean = str(tmp_path / "clean.yaml")
     assert run_cli("check", "--format", "json", "-o", str(out), clean).exit_code == 0
     assert json.loads(out.read_text())["findings"] == []
@@ -276,7 +282,7 @@ def test_fork_failure_falls_back_to_this_process_with_one_note(
         return real_fork()
 
     monkeypatch.setattr(os, "fork", limited_fork)
-    monkeypatch.setattr("gpulint.engine.workers.cpu_count", lambda: 2)
+    monkeypatch.setattr(cli_main, "cpu_count", lambda: 2)
     result = run_cli("check", "--format", "json", "--jobs", "2", str(tree))
     assert calls  # a worker was attempted
     note = "could not start worker processes (a process limit?); linted in this process"
@@ -286,11 +292,13 @@ def test_fork_failure_falls_back_to_this_process_with_one_note(
 
 
 def test_jobs_is_capped_at_the_usable_cores(tmp_path, monkeypatch):
-    monkeypatch.setattr("gpulint.engine.workers.cpu_count", lambda: 2)
+    monkeypatch.setattr(cli_main, "cpu_count", lambda: 2)
     seen = []
-    real = engine.run
+    real = cli_main.run
     monkeypatch.setattr(
-        engine, "run", lambda targets, ctx: seen.append(ctx.settings.jobs) or real(targets, ctx)
+        cli_main,
+        "run",
+        lambda targets, ctx, *more: seen.append(ctx.settings.jobs) or real(targets, ctx, *more),
     )
     (tmp_path / "clean.yaml").write_text(CLEAN)
     result = run_cli("check", "--jobs", "99999999999999999999", str(tmp_path / "clean.yaml"))
@@ -491,7 +499,7 @@ def test_a_folder_walk_does_not_follow_links_out_of_the_tree(tmp_path):
     for fmt in ("json", "text", "sarif", "github"):
         result = run_cli("check", "--format", fmt, "--jobs", "1", str(tree))
         assert SECRET[:10] not in result.output
-        assert "elsewhere" not in result.output and "token.yaml" not in result.output
+        assert f"{tree}/elsewhere" not in result.output and "token.yaml" not in result.output
     code, report = _json(str(tree))
     assert report["errors"] == []
     assert {f["path"] for f in report["findings"]} == {str(tree / "inside" / "pod.yaml")}
@@ -545,8 +553,9 @@ def test_control_characters_are_escaped_in_human_readable_output(tmp_path, fmt):
     assert f"Pod p{nl}::error file=x::forged{cr}\\x1b[31mred\\u202e" in out
     assert "pod\\x1b[2J.yaml" in out
     if fmt == "text":
-        lines = out.splitlines()
-        assert len(lines) == len([f for f in lines if f.startswith(str(tmp_path))]) + 1
+        lines = out.splitlines()  # findings, notes, the summary: one line each
+        notes = [line for line in lines if line.startswith("note: ")]
+        assert len(lines) == len([f for f in lines if f.startswith(str(tmp_path))]) + len(notes) + 1
 
 
 # --- 13. suppression comments parsed with a grammar ---------------------------------------------
@@ -660,7 +669,7 @@ def test_no_message_outgrows_the_bound(tmp_path, monkeypatch):
 
     real = engine.build_context
     monkeypatch.setattr(
-        engine,
+        cli_main,
         "build_context",
         lambda settings, registry=None: _with(real(settings, registry), long_rule),
     )

@@ -262,7 +262,7 @@ def test_worker_processes_give_the_single_process_output(monkeypatch):
     from gpulint.engine import workers as parallel
 
     monkeypatch.setattr(parallel, "MIN_PARALLEL_BYTES", 0)  # small input, processes anyway
-    monkeypatch.setattr(parallel, "cpu_count", lambda: 4)  # --jobs is capped at the cores
+    monkeypatch.setattr("gpulint.cli.main.cpu_count", lambda: 4)  # --jobs is capped at the cores
     pools = []
     real_pool = parallel._pool
 
