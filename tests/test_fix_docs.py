@@ -18,7 +18,10 @@ RULES = list(default_registry())
 FIXABLE = [r for r in RULES if r.fix]
 _MARK = re.compile(r"[ \t]*#\s*<-\s*[A-Z]+[0-9]{3}")
 # Failing examples that are invalid objects on purpose: the invalidity is the finding.
-INVALID_BY_DESIGN = {"GPU805": "the failing example is the malformed claim GPU805 reports"}
+INVALID_BY_DESIGN = {
+    "GPU805": "the failing example is the malformed claim GPU805 reports",
+    "GPU011": "the failing example has the wrong shapes GPU011 reports",
+}
 
 
 def test_the_fixable_rules():

@@ -96,7 +96,12 @@ def env_references(path: tuple, value: str, earlier: list) -> Fix | None:
     the container's env, the only ones the kubelet expands ("Variable references
     $(VAR_NAME) are expanded using the previously defined environment variables in the
     container", core/v1 EnvVar.value). None when any reference names another variable."""
-    defined = {item.get("name") for item in earlier if isinstance(item, dict)}
+    # Names of any type are skipped: `name: [a]` is a wrong shape GPU011 reports.
+    defined = {
+        item.get("name")
+        for item in earlier
+        if isinstance(item, dict) and isinstance(item.get("name"), str)
+    }
     names = [m.group(1) or m.group(2) for m in _SHELL_REF.finditer(value)]
     names = [name for name in names if name is not None]  # `$$` is an escape
     if not names or any(name not in defined for name in names):
