@@ -56,15 +56,11 @@ quantities under `requests` and `limits`, lists under `containers`, `env`,
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gpulint.findings import Severity
 from gpulint.model import shapes
-from gpulint.model.resource import Resource
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule
 
 rule = Rule(
     "GPU011",

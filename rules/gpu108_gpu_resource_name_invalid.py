@@ -55,15 +55,10 @@ Latin letters only.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from gpulint.findings import Severity, quoted
-from gpulint.model.resource import Resource
 from gpulint.model.resource_names import meant_gpu, qualified_name_problem
-from gpulint.rules.registry import Report, Rule
-
-if TYPE_CHECKING:
-    from gpulint.engine.run import Context
+from gpulint.rules.api import Context, Report, Resource, Rule
 
 rule = Rule(
     "GPU108",
@@ -77,7 +72,7 @@ rule = Rule(
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    for container in resource.containers():
+    for container in resource.containers:
         resources = container.data.get("resources")
         if not isinstance(resources, dict):
             continue
