@@ -58,9 +58,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.findings import Severity
 from gpulint.model import shapes
-from gpulint.rules.api import Context, Report, Resource, Rule
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU011",

@@ -77,11 +77,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.findings import quoted
 from gpulint.fix import helpers
 from gpulint.model.infra import is_infra_container
 from gpulint.model.placeholders import is_sole_placeholder
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, quoted
 
 rule = Rule(
     "GPU706",

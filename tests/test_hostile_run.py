@@ -700,7 +700,7 @@ def _named(tmp_path: Path, name: str) -> list[tuple[str, int, int, str]]:
             "LIMIT", "{" + json.dumps(name) + ": 1}"
         )
     )
-    _, report = _json("--select", "GPU108", str(path))
+    _, report = _json("--select", "GPU109", str(path))
     return [(f["code"], f["line"], f["column"], f["message"]) for f in report["findings"]]
 
 
@@ -719,7 +719,7 @@ def _named(tmp_path: Path, name: str) -> list[tuple[str, int, int, str]]:
 )
 def test_mistyped_gpu_resource_names(tmp_path, name, rejected, part):
     [(code, line, column, message)] = _named(tmp_path, name)
-    assert (code, line, column) == ("GPU108", 11, 18)
+    assert (code, line, column) == ("GPU109", 11, 18)
     assert part in message
     assert ("is not a qualified name; the API server rejects" in message) is rejected
     if "did you mean" not in part:

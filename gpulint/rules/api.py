@@ -28,7 +28,7 @@ What is where (the rule for imports):
 
 from __future__ import annotations
 
-from gpulint.findings import Severity
+from gpulint.findings import Severity, quoted
 from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.directives import Directive
@@ -68,4 +68,5 @@ __all__ = [
     "ResourceCollector",
     "Rule",
     "Severity",
+    "quoted",  # a value from input for a message: escaped, cut short (issue 13)
 ]

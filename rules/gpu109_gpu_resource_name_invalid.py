@@ -26,8 +26,8 @@ spec:
       image: nvcr.io/nvidia/pytorch:24.05-py3
       resources:
         limits:
-          "nvidia.com/gpu ": 1  # <- GPU108
-          nvidia.com/gpus: 1  # <- GPU108
+          "nvidia.com/gpu ": 1  # <- GPU109
+          nvidia.com/gpus: 1  # <- GPU109
 ```
 
 ## Passing example
@@ -56,12 +56,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.findings import Severity, quoted
 from gpulint.model.resource_names import meant_gpu, qualified_name_problem
-from gpulint.rules.api import Context, Report, Resource, Rule
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, quoted
 
 rule = Rule(
-    "GPU108",
+    "GPU109",
     "gpu-resource-name-invalid",
     Severity.ERROR,
     "A GPU resource name is mistyped: not a qualified name (rejected) or not one any "
