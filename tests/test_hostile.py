@@ -440,6 +440,23 @@ def test_fifo_is_not_read(tmp_path):
     assert_bad(tmp_path, bad, 1, 1, "not a regular file")
 
 
+def test_fifo_named_toml_in_a_walk_is_not_peeked(tmp_path):
+    # A walk peeks into .toml files for a containerd config; a FIFO must not block it.
+    _write(tmp_path / "tree" / "good.yaml", GOOD)
+    os.mkfifo(tmp_path / "tree" / "config.toml")
+    done = subprocess.run(
+        [sys.executable, "-m", "gpulint", "check", "--format", "json", str(tmp_path / "tree")],
+        capture_output=True,
+        text=True,
+        timeout=60,  # the old peek waited for a writer forever
+    )
+    data = json.loads(done.stdout)
+    assert [f["path"] for f in data["findings"]] == [str(tmp_path / "tree" / "good.yaml")] * len(
+        data["findings"]
+    )
+    assert data["findings"]
+
+
 def test_folder_vanishing_while_walking(tmp_path, monkeypatch):
     tree = tmp_path / "tree"
     _write(tree / "a" / "good.yaml", GOOD)

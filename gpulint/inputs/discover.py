@@ -169,11 +169,20 @@ def _walk(
 
 
 def _is_containerd_config(path: str) -> bool:
+    """Whether a walked ``.toml`` file names a containerd plugin (peeked without blocking:
+    a FIFO or device named ``.toml`` is never opened for reading here)."""
     try:
-        with open(path, "rb") as f:
-            return CONTAINERD_MARK in f.read(_PEEK)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return True  # reading it says why
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False  # not a regular file: nothing to lint
+        return CONTAINERD_MARK in os.read(fd, _PEEK)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
 
 
 class _Escapes:
