@@ -95,7 +95,7 @@ from collections.abc import Iterator
 
 from gpulint.fix import helpers
 from gpulint.model.commands import command_line
-from gpulint.model.controllers import Adds, adding, api_group
+from gpulint.model.controllers import Adds, adding, api_group, starts_a_rank_per_gpu
 from gpulint.model.gpu_holding import Held, container_holding, pod_holding
 from gpulint.model.infra import is_infra_container, is_infra_pod
 from gpulint.model.probe import is_probe
@@ -146,28 +146,12 @@ def _reason(pod: PodSpec, resource: Resource, held: Held) -> tuple[str, bool] | 
     return (distributed, False) if distributed else None
 
 
-def _operator_starts_a_rank_per_gpu(resource: Resource) -> bool:
-    """Kubeflow Trainer's torch policy: ``numProcPerNode`` defaults to ``auto``, one
-    torchrun process per GPU of the node's pod (trainer.kubeflow.org/v1alpha1
-    TorchMLPolicySource; its torch plugin sets PET_NPROC_PER_NODE, which torchrun and
-    ``tune run`` read)."""
-    if api_group(resource.api_version) != "trainer.kubeflow.org":
-        return False
-    spec = resource.obj.get("spec")
-    policy = spec.get("mlPolicy") if isinstance(spec, dict) else None
-    torch = policy.get("torch") if isinstance(policy, dict) else None
-    if not isinstance(torch, dict):
-        return False
-    nproc = torch.get("numProcPerNode", "auto")
-    return nproc == "auto" or (isinstance(nproc, int) and nproc > 1)
-
-
 def _ranks_share_the_pod(pod: PodSpec, resource: Resource, held: Held) -> bool:
     """Several GPUs and a multi-process launcher or a split model in one pod: its ranks
     talk through this pod's /dev/shm (NCCL's shared-memory transport and proxy buffers)."""
     if held.count is None or held.count <= 1:
         return False
-    return _operator_starts_a_rank_per_gpu(resource) or any(
+    return starts_a_rank_per_gpu(resource) or any(
         command_line(c).is_distributed for c in pod.containers
     )
 

@@ -173,7 +173,7 @@ def test_decide_weighs_config_over_objects():
     assert decide(ClusterConfig(), seen).gpu_models == frozenset({"T4"})
     config = ClusterConfig(gpu_taints=(), gpu_models=frozenset({"A100", "T4"}))
     profile = decide(config, seen)
-    assert profile.gpu_taints == () and profile.mixed_models
+    assert profile.gpu_taints == () and profile.gpu_models == frozenset({"A100", "T4"})
     # A group that does not name its model leaves one named model unproven.
     seen.groups.append(GpuNodeGroup("NodePool p", (GpuTaint("nvidia.com/gpu"),)))
     assert decide(ClusterConfig(), seen).gpu_models is None

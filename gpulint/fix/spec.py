@@ -120,10 +120,3 @@ def add_entry(title: str, path: tuple, key: str, value: Value) -> Fix:
 
 def delete_repeats(title: str, path: tuple, key: str) -> Fix:
     return Fix(title, (DeleteRepeats(tuple(path), key),))
-
-
-def combine(title: str, *fixes: Fix | Change) -> Fix:
-    changes: list[Change] = []
-    for part in fixes:
-        changes.extend(part.changes if isinstance(part, Fix) else (part,))
-    return Fix(title, tuple(changes))

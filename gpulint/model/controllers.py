@@ -120,3 +120,19 @@ def adding(resource: Resource, what: Adds, pod: PodSpec | None = None) -> Contro
         if what in controller.adds and controller.label in labels:
             return controller
     return None
+
+
+def starts_a_rank_per_gpu(resource: Resource) -> bool:
+    """Whether the operator starts one process per GPU of each pod: Kubeflow Trainer's torch
+    policy, whose ``numProcPerNode`` defaults to ``auto`` (trainer.kubeflow.org/v1alpha1
+    TorchMLPolicySource; its torch plugin sets PET_NPROC_PER_NODE, which torchrun and
+    ``tune run`` read)."""
+    if api_group(resource.api_version) != "trainer.kubeflow.org":
+        return False
+    spec = resource.obj.get("spec")
+    policy = spec.get("mlPolicy") if isinstance(spec, dict) else None
+    torch = policy.get("torch") if isinstance(policy, dict) else None
+    if not isinstance(torch, dict):
+        return False
+    nproc = torch.get("numProcPerNode", "auto")
+    return nproc == "auto" or (isinstance(nproc, int) and nproc > 1)

@@ -79,11 +79,6 @@ INSTANCE_FAMILY_KEYS = frozenset(
 )
 
 
-def family_of(key: str) -> LabelFamily | None:
-    """The provider GPU label family ``key`` belongs to, if any."""
-    return _FAMILY_KEYS.get(key)
-
-
 def is_family_key(key: str) -> bool:
     return key in _FAMILY_KEYS
 

@@ -115,10 +115,6 @@ class ClusterProfile:
     def gpu_taint_keys(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(t.key for t in self.gpu_taints or ()))
 
-    @property
-    def mixed_models(self) -> bool:
-        return self.gpu_models is not None and len(self.gpu_models) > 1
-
 
 def decide(config: ClusterConfig, seen: Observations) -> ClusterProfile:
     """The profile: the config file's word first, then what the run's objects show."""

@@ -5,6 +5,7 @@ Rules themselves are defined with :mod:`gpulint.rules.api` (``Rule``, ``Report``
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import pkgutil
@@ -101,7 +102,12 @@ def builtin_rules() -> list[Rule]:
     module can be forgotten (tests/test_registry.py checks that every module of
     the pack defines a ``Rule`` and that the registry holds each of them).
     """
-    return pack_rules(builtin)
+    return list(_builtin_rules())
+
+
+@functools.cache
+def _builtin_rules() -> tuple[Rule, ...]:
+    return tuple(pack_rules(builtin))
 
 
 def pack_modules(package: Any) -> list[Any]:
