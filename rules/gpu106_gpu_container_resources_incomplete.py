@@ -9,7 +9,12 @@ a pod with no CPU or memory request or limit anywhere (no container, no
 pod-level `resources`) is **BestEffort**, a warning; a pod that sets some but
 not all is **Burstable**, a note. A pod whose GPU containers only probe the
 GPU or wait (`nvidia-smi`, a CUDA sample such as `vectorAdd`, `sleep`) is left
-alone: it has no work for eviction or CPU starvation to spoil. For a KServe
+alone: it has no work for eviction or CPU starvation to spoil. BestEffort is a
+note, not a warning, for a bare Pod that runs once (`restartPolicy: Never` or
+`OnFailure`: a smoke test or an example, not a workload a controller keeps
+running), and for a blueprint whose resources each instance replaces (the
+trainer container `node` of a Kubeflow Trainer runtime, which every TrainJob's
+`trainer.resourcesPerNode` overrides). For a KServe
 `InferenceService`, whose webhook fills a cpu or memory left out entirely with
 equal default request and limit, only half-set or unequal values are reported.
 
@@ -94,9 +99,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.model.controllers import resources_replaced_by
 from gpulint.model.gpu import as_fraction
 from gpulint.model.infra import is_infra_container
-from gpulint.model.probe import is_probe_pod
+from gpulint.model.probe import is_one_off_pod, is_probe_pod
 from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(
@@ -176,10 +182,13 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if is_probe_pod(pod):
             continue  # nvidia-smi or sleep: nothing to evict or starve
         best_effort = not defaulted and _best_effort(pod)
-        yield from _pod_reports(pod, defaulted, best_effort)
+        yield from _pod_reports(resource, pod, defaulted, best_effort)
 
 
-def _pod_reports(pod: PodSpec, defaulted: bool, best_effort: bool) -> Iterator[Report]:
+def _pod_reports(
+    resource: Resource, pod: PodSpec, defaulted: bool, best_effort: bool
+) -> Iterator[Report]:
+    one_off = is_one_off_pod(resource)
     for container in pod.containers:
         if not container.gpus or is_infra_container(container):
             continue
@@ -192,12 +201,19 @@ def _pod_reports(pod: PodSpec, defaulted: bool, best_effort: bool) -> Iterator[R
             what.append(f"has no {_join(missing)}")
         if unequal:
             what.append(f"has {_join(unequal)}")
+        replaced = resources_replaced_by(resource, container.name)
+        warn = best_effort and not one_off and not replaced
+        severity = Severity.WARNING if warn else Severity.NOTE
         if best_effort:
             message = (
                 f"GPU container {container.name!r} ({gpus}): no container of the pod sets a CPU "
                 "or memory request or limit, so the pod is BestEffort: the kubelet evicts it "
                 "first under memory pressure and gives it the smallest CPU share"
             )
+            if replaced:
+                message += f" (unless {replaced} sets them: these are its defaults)"
+            elif one_off:
+                message += " (a one-off Pod: it matters if the run is long)"
         else:
             message = (
                 f"GPU container {container.name!r} ({gpus}) {' and '.join(what)}; the pod is "
@@ -208,5 +224,5 @@ def _pod_reports(pod: PodSpec, defaulted: bool, best_effort: bool) -> Iterator[R
             container.path + ("resources", "limits"),
             message,
             container=container.name,
-            severity=Severity.WARNING if best_effort else Severity.NOTE,
+            severity=severity,
         )

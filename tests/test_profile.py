@@ -180,7 +180,9 @@ def test_decide_weighs_config_over_objects():
 
 
 def test_gpu106_best_effort_is_a_warning_burstable_a_note(tmp_path):
-    best_effort = pod().replace('          cpu: "4"\n          memory: 16Gi\n', "")
+    # restartPolicy Always: a long-running pod (a one-off one is a note: tests/test_gpu106_tiers.py)
+    always = pod("  restartPolicy: Always")
+    best_effort = always.replace('          cpu: "4"\n          memory: 16Gi\n', "")
     burstable = best_effort.replace(
         "      resources:\n", '      resources:\n        requests:\n          cpu: "2"\n'
     )

@@ -20,6 +20,11 @@ Sources:
   (docs: "Operator Default Values Injection").
 - NIM operator: NVIDIA/k8s-nim-operator api/apps/v1alpha1/nimservice_types.go ``GetVolumes``
   and ``GetVolumeMounts``: volume ``dshm`` (emptyDir, medium Memory) at ``/dev/shm``.
+- Kubeflow Trainer: a TrainingRuntime or ClusterTrainingRuntime is a blueprint; each
+  TrainJob's ``spec.trainer.resourcesPerNode`` replaces the resources of the trainer
+  container, the container named ``node`` (kubeflow/trainer pkg/constants ``Node`` "the name of
+  the Job and container for the trainer node"; docs/proposals/2170-kubeflow-trainer-v2 "how
+  TrainingRuntime fields will be overridden with Trainer").
 - Kueue: kubernetes-sigs/kueue site/content/en/docs/concepts/resource_flavor.md: when it
   admits a workload (one labelled ``kueue.x-k8s.io/queue-name``), Kueue adds the
   ResourceFlavor's ``nodeLabels`` to the pods' node selector and its ``tolerations``.
@@ -119,6 +124,28 @@ def adding(resource: Resource, what: Adds, pod: PodSpec | None = None) -> Contro
     for controller in LABELLED:
         if what in controller.adds and controller.label in labels:
             return controller
+    return None
+
+
+# (group, kinds, container name) -> the field of the instance that replaces the container's
+# resources: the blueprint's resources are defaults, not what every pod gets.
+_RESOURCE_BLUEPRINTS = (
+    (
+        "trainer.kubeflow.org",
+        frozenset({"TrainingRuntime", "ClusterTrainingRuntime"}),
+        "node",
+        "each TrainJob's spec.trainer.resourcesPerNode",
+    ),
+)
+
+
+def resources_replaced_by(resource: Resource, container_name: str) -> str | None:
+    """What replaces this container's resources when the blueprint ``resource`` is used
+    (see the module's sources), or None when the manifest's resources are the pod's."""
+    group = api_group(resource.api_version)
+    for blueprint_group, kinds, name, replacement in _RESOURCE_BLUEPRINTS:
+        if group == blueprint_group and resource.kind in kinds and container_name == name:
+            return replacement
     return None
 
 

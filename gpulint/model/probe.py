@@ -7,12 +7,17 @@ it is meant to run on any GPU, and eviction costs it nothing. Rules whose harm i
 the work (GPU106, GPU201) leave such pods alone. Only what the command says counts:
 a container without ``command``/``args`` runs its image's entrypoint, unknown here,
 except the CUDA sample images, which are probes by name.
+
+A bare Pod that runs once (``restartPolicy: Never`` or ``OnFailure``, no controller to
+recreate it) is a one-off run: a smoke test, an example, a debugging session. Production
+work runs under a controller (a Deployment, a Job, an operator's CRD), where a pod lives
+long enough to meet node pressure; GPU106 says less about the one-off kind.
 """
 
 from __future__ import annotations
 
 from gpulint.model.commands import arguments
-from gpulint.model.resource import Container, PodSpec
+from gpulint.model.resource import Container, PodSpec, Resource
 
 _SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "busybox"})
 # Shell syntax after which the next word is a program again.
@@ -66,3 +71,12 @@ def is_probe_pod(pod: PodSpec) -> bool:
     """Whether every GPU container of the pod is a probe or a placeholder."""
     holders = [c for c in pod.containers if c.gpus]
     return bool(holders) and all(is_probe(c) for c in holders)
+
+
+def is_one_off_pod(resource: Resource) -> bool:
+    """Whether ``resource`` is a bare core/v1 Pod that runs once (see the module docstring);
+    a Pod's restartPolicy defaults to Always (a long-running pod)."""
+    if resource.kind != "Pod" or resource.api_version != "v1":
+        return False
+    spec = resource.obj.get("spec")
+    return isinstance(spec, dict) and spec.get("restartPolicy") in ("Never", "OnFailure")
