@@ -120,6 +120,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from gpulint.model import placement, scheduler
+from gpulint.model.inventory import Inventory
 from gpulint.model.nodes import NodeView
 from gpulint.model.scheduling import LabelRequirement
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
@@ -163,7 +164,7 @@ def _kubelet_text(fact: placement.PodFact, node: NodeView, used: Mapping) -> str
     return "; ".join(texts)
 
 
-def _bound(fact: placement.PodFact, cluster: scheduler.Inventory) -> str | None:
+def _bound(fact: placement.PodFact, cluster: Inventory) -> str | None:
     """Verdict for a pod with spec.nodeName, which the kubelet admits without the scheduler."""
     name = fact.req.node_name
     node = next((n for n in cluster.nodes if n.name == name), None)
@@ -186,7 +187,7 @@ def _bound(fact: placement.PodFact, cluster: scheduler.Inventory) -> str | None:
     )
 
 
-def _stale(fact: placement.PodFact, cluster: scheduler.Inventory) -> tuple[str, tuple]:
+def _stale(fact: placement.PodFact, cluster: Inventory) -> tuple[str, tuple]:
     """Text and requirement path when one label value alone keeps the pod off some nodes."""
     groups: dict[tuple, tuple[LabelRequirement, list[NodeView]]] = {}
     stale = cluster.judge(fact.req, scheduler.stale_label)
@@ -213,7 +214,7 @@ def _stale(fact: placement.PodFact, cluster: scheduler.Inventory) -> tuple[str, 
     )
 
 
-def _verbose(cluster: scheduler.Inventory, firsts: dict) -> str:
+def _verbose(cluster: Inventory, firsts: dict) -> str:
     lines = [
         f"\n  {node.name}: {firsts[node.name].filter}: {firsts[node.name].detail}"
         for node in cluster.nodes
@@ -223,7 +224,7 @@ def _verbose(cluster: scheduler.Inventory, firsts: dict) -> str:
 
 
 def verdict(
-    fact: placement.PodFact, cluster: scheduler.Inventory, verbose: bool = False
+    fact: placement.PodFact, cluster: Inventory, verbose: bool = False
 ) -> tuple[str, tuple] | None:
     """(message, requirement path to report at, or ()) when no node takes the pod."""
     if fact.req.node_name is not None:
@@ -246,7 +247,7 @@ def finalize(facts: list, ctx: Context) -> Iterator[Report]:
     nodes, pods = placement.split(facts)
     if not nodes:
         return
-    cluster = scheduler.Inventory(nodes, ctx.settings.cluster.usage)
+    cluster = Inventory(nodes, ctx.settings.cluster.usage)
     for fact in pods:
         found = verdict(fact, cluster, ctx.settings.verbose)
         if found is None:

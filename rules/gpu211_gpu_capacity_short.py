@@ -98,6 +98,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from gpulint.model import placement, scheduler
+from gpulint.model.inventory import Inventory
 from gpulint.model.nodes import NodeView
 from gpulint.model.placement import PodFact
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
@@ -119,7 +120,7 @@ def collect(resource: Resource, ctx: Context) -> list:
     return placement.collect(resource, ctx)
 
 
-def eligible(fact: PodFact, cluster: scheduler.Inventory) -> list[NodeView]:
+def eligible(fact: PodFact, cluster: Inventory) -> list[NodeView]:
     """Nodes that take one of these pods (the kubelet alone decides for a bound pod)."""
     nodes, usage = cluster.nodes, cluster.usage
     if fact.req.node_name is not None:
@@ -161,7 +162,7 @@ def _have(nodes: list[NodeView], usage: Mapping, resource: str) -> str:
     return text + (f", {held} held by running pods" if held else "")
 
 
-def _role_short(fact: PodFact, cluster: scheduler.Inventory) -> str | None:
+def _role_short(fact: PodFact, cluster: Inventory) -> str | None:
     usage = cluster.usage
     if not fact.pods or not fact.req.gpus:  # one pod per node, a template, or GPUs via DRA
         return None
@@ -184,7 +185,7 @@ def _role_short(fact: PodFact, cluster: scheduler.Inventory) -> str | None:
     )
 
 
-def _workload_short(facts: list[PodFact], cluster: scheduler.Inventory) -> str | None:
+def _workload_short(facts: list[PodFact], cluster: Inventory) -> str | None:
     """Roles of one workload compete for the same nodes: compare totals per resource."""
     usage = cluster.usage
     if len(facts) < 2:
@@ -221,7 +222,7 @@ def finalize(facts: list, ctx: Context) -> Iterator[Report]:
     nodes, pods = placement.split(facts)
     if not nodes:
         return
-    cluster = scheduler.Inventory(nodes, ctx.settings.cluster.usage)
+    cluster = Inventory(nodes, ctx.settings.cluster.usage)
     workloads: dict[tuple, list[PodFact]] = {}
     for fact in pods:
         workloads.setdefault(fact.key, []).append(fact)

@@ -23,54 +23,12 @@ from gpulint.model.nvidia import (
     values,
 )
 from gpulint.model.resource import Container, PodSpec, Resource, shared
+from gpulint.model.serving import is_serving, sharing_selector
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.rule import Context, Rule
 from gpulint.yaml.parse import Document
 
 MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"
-SHARING_LABEL = "nvidia.com/gpu.sharing-strategy"
-PRODUCT_LABEL = "nvidia.com/gpu.product"
-SHARING_VALUES = ("time-slicing", "mps")
-SERVING_KINDS = frozenset(
-    {
-        "Deployment",
-        "StatefulSet",
-        "ReplicaSet",
-        "ReplicationController",
-        "LeaderWorkerSet",
-        "InferenceService",
-        "ServingRuntime",
-        "ClusterServingRuntime",
-        "LLMInferenceService",
-        "InferenceGraph",
-        "RayService",
-        "NIMService",
-        "Service",  # Knative Serving (a core Service has no pod spec)
-        "Rollout",
-    }
-)
-BATCH_KINDS = frozenset(
-    {
-        "Job",
-        "CronJob",
-        "PyTorchJob",
-        "TFJob",
-        "MPIJob",
-        "XGBoostJob",
-        "PaddleJob",
-        "JAXJob",
-        "TrainJob",
-        "TrainingRuntime",
-        "ClusterTrainingRuntime",
-        "JobSet",
-        "RayJob",
-        "Workflow",
-        "WorkflowTemplate",
-        "ClusterWorkflowTemplate",
-        "CronWorkflow",
-        "Experiment",
-    }
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,30 +297,6 @@ def _has_config_file(container: Container) -> bool:
         w for f in ("command", "args") for w in (container.data.get(f) or []) if isinstance(w, str)
     ]
     return any("--config-file" in w for w in words)
-
-
-def is_serving(resource: Resource, pod: PodSpec) -> bool:
-    if resource.kind in SERVING_KINDS:
-        return True
-    if resource.kind in BATCH_KINDS or resource.kind == "DaemonSet":
-        return False
-    return any(
-        c.data.get("readinessProbe") or c.data.get("ports") for c in pod.regular_containers()
-    )
-
-
-def sharing_selector(requirements: list) -> tuple[tuple, str] | None:
-    """(path in the pod spec, text) of a requirement that lands the pod on shared GPUs."""
-    for req in requirements:
-        if req.key == SHARING_LABEL:
-            if req.operator == "In" and req.values and all(v in SHARING_VALUES for v in req.values):
-                return req.path, f"{SHARING_LABEL}={'|'.join(req.values)}"
-            if req.operator == "NotIn" and "none" in req.values:
-                return req.path, f"{SHARING_LABEL} not none"
-        shared_products = req.values and all(v.endswith("-SHARED") for v in req.values)
-        if req.key == PRODUCT_LABEL and req.operator == "In" and shared_products:
-            return req.path, f"{PRODUCT_LABEL}={'|'.join(req.values)}"
-    return None
 
 
 def _workload_facts(resource: Resource, pod: PodSpec, ctx: Context, found: DocFacts) -> None:
