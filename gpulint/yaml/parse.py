@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ruamel.yaml.cyaml import CParser
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.tag import Tag
 
 from gpulint.findings import InputError
 from gpulint.inputs.sources import Source
+from gpulint.yaml.errors import ParseFailure, error_message, error_position, failure
 from gpulint.yaml.scalars import resolve_plain, resolve_tagged
 from gpulint.yaml.templates import (
     RENDER_FIRST,
@@ -108,19 +109,6 @@ class Document:
         return self.node.start_mark.line + 1
 
 
-class ParseFailure(Exception):
-    def __init__(self, message: str, line: int, column: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
-
-
-def _failure(message: str, node: Node) -> ParseFailure:
-    mark = node.start_mark
-    return ParseFailure(message, mark.line + 1, mark.column + 1)
-
-
 class _Builder:
     """Plain values from one document's node tree, in one pass.
 
@@ -145,7 +133,7 @@ class _Builder:
                 return resolve_tagged(str(node.ctag), node.value)
             return self._scalar(node)
         if depth > MAX_DEPTH:
-            raise _failure(f"nesting deeper than {MAX_DEPTH} levels", node)
+            raise failure(f"nesting deeper than {MAX_DEPTH} levels", node)
         if self._aliases:
             seen = self._built.get(id(node))
             if seen is not None:
@@ -185,7 +173,7 @@ class _Builder:
         self._expanded += size
         if self._expanded > MAX_ALIAS_EXPANSION:
             # Aliases share the anchored node, so this points at the anchor.
-            raise _failure(
+            raise failure(
                 f"aliases of the anchor here expand the document to more than "
                 f"{MAX_ALIAS_EXPANSION} values (an alias bomb?); refusing to expand",
                 node,
@@ -199,7 +187,7 @@ class _Builder:
         for key_node, value_node in node.value:
             if type(key_node) is not ScalarNode:
                 what = "mapping" if isinstance(key_node, MappingNode) else "sequence"
-                raise _failure(f"a mapping key must be a scalar, not a {what}", key_node)
+                raise failure(f"a mapping key must be a scalar, not a {what}", key_node)
             key = key_node.value
             if key == "<<" and not key_node.style:
                 merges.append(value_node)
@@ -257,33 +245,6 @@ def _paths_to(wanted: set[int], root: Node) -> dict[int, tuple]:
                 if not isinstance(item, ScalarNode):
                     stack.append((item, path + (i,)))
     return found
-
-
-def _error_position(exc: YAMLError, text: str) -> tuple[int, int]:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    if mark is not None:
-        return mark.line + 1, mark.column + 1
-    offset = getattr(exc, "position", None)  # a ReaderError: a byte offset into the UTF-8
-    if isinstance(offset, int) and offset >= 0:
-        before = text.encode("utf-8", "surrogatepass")[:offset]
-        start = before.rfind(b"\n") + 1
-        return before.count(b"\n") + 1, len(before[start:].decode("utf-8", "ignore")) + 1
-    return 1, 1
-
-
-def _error_message(exc: YAMLError, text: str, line: int, column: int) -> str:
-    if isinstance(exc, MarkedYAMLError):
-        parts = [p for p in (exc.context, exc.problem) if p]
-        message = "invalid YAML: " + ", ".join(parts) if parts else ""
-    else:
-        message = ""
-    if not message:
-        message = "invalid YAML: " + str(exc).splitlines()[0]
-    rows = text.split("\n", line)
-    row = rows[line - 1] if len(rows) >= line else ""
-    if row[column - 1 : column] == "\t":
-        message += " (a tab: YAML indents with spaces only)"
-    return message
 
 
 def _may_nest_deeper(text: str, limit: int) -> bool:
@@ -348,13 +309,18 @@ def documents(source: Source, errors: list[InputError]) -> Iterator[Document]:
     if helm is not None:
         errors.append(InputError(source.path, RENDER_FIRST, *helm))
         return
+    read = 0
     try:
         _check_nesting(text)
-        yield from _iter_documents(source)
+        for document in _iter_documents(source):
+            read += 1
+            yield document
     except ParseFailure as exc:
-        placeholder = first_placeholder(text) if near_placeholder(text, exc.line) else None
+        near = near_placeholder(text, exc.line)
+        placeholder = first_placeholder(text, read > 0) if near else None
         if placeholder is not None:  # a template cascade: say what it is, once
-            errors.append(InputError(source.path, RENDER_FIRST, *placeholder))
+            line, column, message = placeholder
+            errors.append(InputError(source.path, message, line, column))
         else:
             message = exc.message
             if source.path.lower().endswith(".json") and message.startswith("invalid YAML"):
@@ -388,12 +354,12 @@ def _iter_documents(source: Source) -> Iterator[Document]:
             try:
                 data = builder.build(node, 0)
             except RecursionError:
-                raise _failure("nesting too deep to read", node) from None
+                raise failure("nesting too deep to read", node) from None
             yield Document(source, index, data, node, template, builder.duplicates(node))
             index += 1
     except YAMLError as exc:
-        line, column = _error_position(exc, text)
-        raise ParseFailure(_error_message(exc, text, line, column), line, column) from None
+        line, column = error_position(exc, text)
+        raise ParseFailure(error_message(exc, text, line, column), line, column) from None
     except RecursionError:
         raise ParseFailure("nesting too deep to read", 1, 1) from None
     finally:

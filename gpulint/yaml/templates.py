@@ -30,6 +30,21 @@ RENDER_FIRST = (
 )
 
 
+def placeholder_error(text: str, offset: int, read_before: bool = False) -> str:
+    """The message for a stream that stops parsing at the placeholder starting at ``offset``:
+    Helm's own actions ask for a render; any other ``{{NAME}}`` (a sed or envsubst-style
+    placeholder, an Argo parameter) is text to fill in, and the documents before it were read."""
+    if _HELM_ACTION.match(text, offset):
+        return RENDER_FIRST
+    end = text.find("}}", offset, offset + 200)
+    shown = text[offset : end + 2] if end >= 0 else text[offset : offset + 40].split("\n")[0]
+    return (
+        f"unrendered template: {shown} is a placeholder to fill in (with the tool this file "
+        "is written for: envsubst, sed, a workflow engine); the document holding it is not "
+        "YAML until then" + (" (the documents before it were linted)" if read_before else "")
+    )
+
+
 def templates_by_line(text: str) -> list[tuple[int, str]]:
     """(0-based line, template) of every Helm ``# Source:`` comment, in order."""
     if "# Source: " not in text:
@@ -102,10 +117,13 @@ def _structural_offset(text: str, offsets: list[int], in_strings: bool) -> int |
     return None
 
 
-def first_placeholder(text: str) -> tuple[int, int] | None:
-    """Line and column of the first ``{{`` (any Go template), if any."""
+def first_placeholder(text: str, read_before: bool = False) -> tuple[int, int, str] | None:
+    """Line, column and message (:func:`placeholder_error`) of the first ``{{`` (any Go
+    template), if any."""
     offset = text.find("{{")
-    return None if offset < 0 else _position(text, offset)
+    if offset < 0:
+        return None
+    return (*_position(text, offset), placeholder_error(text, offset, read_before))
 
 
 def near_placeholder(text: str, line: int) -> bool:
