@@ -16,7 +16,8 @@ type (HAMi's `nvidia.com/use-gputype`) does. Pods that request only MIG devices
 pods bound to one node by `nodeName`, GPU infrastructure, and the pods meant
 to run on any GPU: DaemonSets (a DaemonSet runs on every node it may) and
 probes, whose GPU containers only probe the GPU or wait (`nvidia-smi`, a CUDA
-sample such as `vectorAdd`, `sleep`).
+sample such as `vectorAdd`, `sleep`; an MPI worker that only runs `sshd` is what
+its launcher's `mpirun` runs there).
 
 Needs: `gpu-models`, that the cluster has more than one GPU model: two GPU
 Nodes or Karpenter NodePools (in the run or `--cluster`) that name different
@@ -151,7 +152,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         gpus = pod.effective_gpus
         if not gpus or all(is_mig_resource(name) for name in gpus) or is_infra_pod(pod):
             continue
-        if is_probe_pod(pod):
+        if is_probe_pod(pod, resource):
             continue  # nvidia-smi, vectorAdd or sleep: meant to run on any GPU
         if pod.spec.get("nodeName"):
             continue  # bound to one node: its GPU is whatever that node has

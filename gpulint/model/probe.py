@@ -8,6 +8,10 @@ the work (GPU106, GPU201) leave such pods alone. Only what the command says coun
 a container without ``command``/``args`` runs its image's entrypoint, unknown here,
 except the CUDA sample images, which are probes by name.
 
+An MPI worker that only runs ``sshd`` (its launcher's ``mpirun`` sends it the work over
+ssh: MPIJob, a Volcano job with the ssh plugin) does what its launcher's program does: it
+is a probe when every launcher of the same object runs a probe under ``mpirun``.
+
 A bare Pod that runs once (``restartPolicy: Never`` or ``OnFailure``, no controller to
 recreate it) is a one-off run: a smoke test, an example, a debugging session. Production
 work runs under a controller (a Deployment, a Job, an operator's CRD), where a pod lives
@@ -34,8 +38,13 @@ _PLACEHOLDERS = frozenset(
 _PROBES = frozenset(
     {"nvidia-smi", "rocm-smi", "amd-smi", "rocminfo", "xpu-smi", "clinfo", "vectoradd",
      "vectoradd_cuda", "devicequery", "bandwidthtest", "nbody", "simplemultigpu",
-     "p2pbandwidthlatencytest"}
+     "p2pbandwidthlatencytest", "nvbandwidth"}
 )  # fmt: skip
+# nvbandwidth: NVIDIA's bandwidth measurement tool (github.com/NVIDIA/nvbandwidth), the
+# successor of the CUDA samples' bandwidthTest.
+_MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "orterun", "prterun"})
+# What an MPI worker runs besides the ssh daemon the launcher reaches it through.
+_WORKER_SETUP = _PLACEHOLDERS | {"sshd", "mkdir", "chmod", "chown", "cp", "service"}
 _SAMPLE_IMAGES = ("nvcr.io/nvidia/k8s/cuda-sample:", "k8s.gcr.io/cuda-vector-add:")
 
 
@@ -67,10 +76,34 @@ def is_probe(container: Container) -> bool:
     return all(p in _PLACEHOLDERS or p in _PROBES for p in programs)
 
 
-def is_probe_pod(pod: PodSpec) -> bool:
-    """Whether every GPU container of the pod is a probe or a placeholder."""
+def is_probe_pod(pod: PodSpec, resource: Resource | None = None) -> bool:
+    """Whether every GPU container of the pod is a probe or a placeholder, or (given its
+    ``resource``) an MPI worker whose launchers run probes (see the module docstring)."""
     holders = [c for c in pod.containers if c.gpus]
-    return bool(holders) and all(is_probe(c) for c in holders)
+    if not holders:
+        return False
+    if all(is_probe(c) for c in holders):
+        return True
+    return (
+        resource is not None and all(_ssh_worker(c) for c in holders) and _probe_launchers(resource)
+    )
+
+
+def _ssh_worker(container: Container) -> bool:
+    programs = _programs([arg.text for arg in arguments(container)])
+    return "sshd" in programs and all(p in _WORKER_SETUP for p in programs)
+
+
+def _probe_launchers(resource: Resource) -> bool:
+    """Whether the object has MPI launchers and each runs a probe under ``mpirun``."""
+    launched = []
+    for pod in resource.pod_specs:
+        for container in pod.containers:
+            words = [arg.text.rsplit("/", 1)[-1].lower() for arg in arguments(container)]
+            start = next((i for i, w in enumerate(words) if w in _MPI_LAUNCHERS), None)
+            if start is not None:
+                launched.append(any(w in _PROBES for w in words[start + 1 :]))
+    return bool(launched) and all(launched)
 
 
 def is_one_off_pod(resource: Resource) -> bool:
