@@ -18,7 +18,8 @@ With only CDI strategies the plugin's answer to the kubelet holds CDI device
 names and nothing else (no `NVIDIA_VISIBLE_DEVICES`, no mounts); NVIDIA's README
 says both strategies need "a CDI-enabled container engine". containerd's CRI
 plugin applies CDI devices and CDI annotations only when `enable_cdi` is true
-(containerd 1.7 `pkg/cri/server/container_create_linux.go`), so the pod is
+(containerd 1.7 `pkg/cri/sbserver/container_create_linux.go`; the catalog's
+`container_toolkit` block cites the sources), so the pod is
 scheduled, charged its GPUs and started without them: under runc it sees no GPU;
 under the NVIDIA runtime an image's `NVIDIA_VISIBLE_DEVICES=all` (the CUDA
 images' default) exposes every GPU of the node instead of the allocated ones.
@@ -85,7 +86,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gpulint.model import containerd
-from gpulint.model.nvidia import configs, containers, device_list, operator, recognise
+from gpulint.model.nvidia import containers, device_list, operator, recognise
 from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity
 
 rule = Rule(
@@ -126,8 +127,7 @@ def collect(resource: Resource, ctx: Context) -> list:
     ]
     if operator.is_cluster_policy(resource) or containers.is_operator_managed(resource):
         return found + [Operator()]
-    sites = device_list.container_sites(resource)
-    sites += [s for c in configs.resource_configs(resource) if (s := device_list.config_site(c))]
+    sites = device_list.resource_sites(resource)
     found += [
         Strategy(ctx.anchor(resource, s.path, at="value"), s.strategies, s.how) for s in sites
     ]
@@ -144,19 +144,9 @@ def collect_document(doc: Document, ctx: Context) -> list:
         if _disabled(c)
     ]
     placed = recognise.place(doc.data, recognise.values_for(ctx.settings))
-    sites = []
-    for where in placed:
-        if where.kind == recognise.OPERATOR_CHART:
-            found.append(Operator())
-        elif where.kind == recognise.DEVICE_PLUGIN_CHART:
-            values = configs.at_path(doc.data, where.prefix)
-            site = (
-                device_list.values_site(values, where.prefix) if isinstance(values, dict) else None
-            )
-            sites += [site] if site else []
-    sites += [
-        s for c in configs.document_configs(doc.data, placed) if (s := device_list.config_site(c))
-    ]
+    if any(where.kind == recognise.OPERATOR_CHART for where in placed):
+        found.append(Operator())
+    sites = device_list.document_sites(doc.data, placed)
     anchor = ctx.document_anchor
     found += [Strategy(anchor(doc, s.path, at="value"), s.strategies, s.how) for s in sites]
     return found

@@ -196,3 +196,45 @@ def test_a_placeholder_strategy_is_no_strategy(tmp_path):
         {"config.toml": TOML_OFF, "plugin.yaml": DAEMONSET.replace("cdi-cri", "$(STRATEGY)")},
     )
     assert _gpu317(found) == []
+
+
+RUNC_DEFAULT = """\
+      [plugins."io.containerd.grpc.v1.cri".containerd]
+        default_runtime_name = "runc"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
+        runtime_type = "io.containerd.runc.v2"
+        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
+          BinaryName = "/usr/bin/nvidia-container-runtime"
+"""
+
+GPU_JOB = """\
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: trainer
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+"""
+
+
+def test_one_root_cause_gpu312_is_silent_under_a_cdi_only_strategy(tmp_path):
+    text = CLOUD_INIT + RUNC_DEFAULT + PLUGIN_CONFIG.format(strategy="cdi-cri") + GPU_JOB
+    found = lint(tmp_path, text)
+    assert where(found, "GPU317") == [("GPU317", 7, 22)]
+    assert where(found, "GPU312") == []  # no NVIDIA_VISIBLE_DEVICES: the default runtime is moot
+
+
+def test_gpu312_still_reports_when_the_strategy_is_envvar(tmp_path):
+    text = CLOUD_INIT + RUNC_DEFAULT + PLUGIN_CONFIG.format(strategy="envvar") + GPU_JOB
+    found = lint(tmp_path, text)
+    assert where(found, "GPU317") == []
+    assert where(found, "GPU312") == [("GPU312", 9, 32)]

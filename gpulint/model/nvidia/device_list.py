@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpulint.model import placeholders
-from gpulint.model.nvidia import containers, plugin_config
+from gpulint.model.nvidia import configs, containers, plugin_config, recognise
 from gpulint.model.nvidia.configs import FoundConfig
 from gpulint.model.resource import Resource
 
@@ -83,3 +83,24 @@ def config_site(found: FoundConfig) -> Site | None:
     if not names or fkey is None or pkey is None or dkey is None:
         return None
     return Site(found.path + (fkey, pkey, dkey), names, f"flags.plugin.{dkey} of {found.label}")
+
+
+def resource_sites(resource: Resource) -> list[Site]:
+    """The plugin containers' settings and the configs of a ConfigMap."""
+    found = container_sites(resource)
+    found += [s for c in configs.resource_configs(resource) if (s := config_site(c)) is not None]
+    return found
+
+
+def document_sites(data: Any, placed: list[recognise.Placed]) -> list[Site]:
+    """Device plugin chart values and the plugin configs of a non-resource document."""
+    found = []
+    for where in placed:
+        values = configs.at_path(data, where.prefix)
+        if where.kind == recognise.DEVICE_PLUGIN_CHART and isinstance(values, dict):
+            site = values_site(values, where.prefix)
+            found += [site] if site is not None else []
+    found += [
+        s for c in configs.document_configs(data, placed) if (s := config_site(c)) is not None
+    ]
+    return found
