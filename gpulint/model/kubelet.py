@@ -144,48 +144,44 @@ def refusal(gate: Any, value: Any, target: Minor | None) -> Refusal | None:
     spec = _table().get(gate) if isinstance(gate, str) else None
     if spec is None or not isinstance(value, bool):
         return None  # a gate the catalog does not cover, or a value no kubelet decodes
-    removed = minor(spec.get("removed"))
-    locked = minor(spec.get("locked"))
-    locked_to = spec.get("locked_to")
-    added = minor(spec.get("alpha"))
+    if target is not None:
+        at = f"the kubelet of Kubernetes {_text(target)} refuses to start"
+        return _phrase(gate, value, spec, _state(spec, value, target), at)
+    oldest = oldest_supported()
+    state = _state(spec, value, oldest)
+    if state == "unborn":
+        return None  # newer releases know it
+    # Removed stays removed; locked stays locked until it is removed: every later release refuses.
+    every = f"every supported kubelet ({_text(oldest)} and later) refuses to start"
+    return _phrase(gate, value, spec, state, every)
+
+
+def _state(spec: dict, value: bool, version: Minor) -> str | None:
+    added, removed, locked = (minor(spec.get(k)) for k in ("alpha", "removed", "locked"))
+    if added and version < added:
+        return "unborn"
+    if removed and version >= removed:
+        return "removed"
+    if locked and version >= locked and value != spec.get("locked_to"):
+        return "locked"
+    return None
+
+
+def _phrase(gate: str, value: bool, spec: dict, state: str | None, who: str) -> Refusal | None:
     unknown = f'"unrecognized feature gate: {gate}"'
-    refused = (
-        f'"cannot set feature gate {gate} to {_bool(value)}, feature is locked to '
-        f'{_bool(locked_to)}"'
-    )
-    if target is None:
-        oldest = oldest_supported()
-        every = f"every supported kubelet ({_text(oldest)} and later) refuses to start"
-        if removed and removed <= oldest:
-            return Refusal(
-                gate,
-                f"the gate was removed in Kubernetes {_text(removed)}"
-                f"{_since(spec)}: {every} ({unknown})",
-            )
-        if locked and locked <= oldest and value != locked_to:
-            later = f"; from {_text(removed)}: {unknown}" if removed else ""
-            return Refusal(
-                gate,
-                f"the gate is locked to {_bool(locked_to)} since Kubernetes "
-                f"{_text(locked)}: {every} ({refused}{later})",
-            )
-        return None
-    at = f"the kubelet of Kubernetes {_text(target)} refuses to start"
-    if added and target < added:
+    if state == "unborn":
         return Refusal(
-            gate, f"the gate exists only from Kubernetes {_text(added)}: {at} ({unknown})"
+            gate, f"the gate exists only from Kubernetes {spec['alpha']}: {who} ({unknown})"
         )
-    if removed and target >= removed:
-        return Refusal(
-            gate,
-            f"the gate was removed in Kubernetes {_text(removed)}{_since(spec)}: {at} ({unknown})",
-        )
-    if locked and target >= locked and value != locked_to:
-        return Refusal(
-            gate,
-            f"the gate is locked to {_bool(locked_to)} since Kubernetes "
-            f"{_text(locked)}: {at} ({refused})",
-        )
+    if state == "removed":
+        why = f"the gate was removed in Kubernetes {spec['removed']}{_since(spec)}"
+        return Refusal(gate, f"{why}: {who} ({unknown})")
+    if state == "locked":
+        to = _bool(spec.get("locked_to"))
+        refused = f'"cannot set feature gate {gate} to {_bool(value)}, feature is locked to {to}"'
+        later = f"; from {spec['removed']}: {unknown}" if spec.get("removed") else ""
+        why = f"the gate is locked to {to} since Kubernetes {spec['locked']}"
+        return Refusal(gate, f"{why}: {who} ({refused}{later})")
     return None
 
 
