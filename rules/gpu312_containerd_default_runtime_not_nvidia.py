@@ -5,7 +5,10 @@ defines an NVIDIA runtime but whose `default_runtime_name` is another runtime
 (or unset: `runc`), while GPU workloads of the run request `nvidia.com/`
 resources and set no `runtimeClassName`. It stays silent when the config
 enables CDI (`enable_cdi = true`), and when the run deploys the GPU Operator
-with its container toolkit (the toolkit rewrites the config on the node). GPU
+with its container toolkit (the toolkit rewrites the config on the node), and
+when every device-list strategy the run gives the device plugin is a CDI one
+(the plugin then sets no `NVIDIA_VISIBLE_DEVICES`; GPU317 judges containerd's
+CDI setting instead). GPU
 Operator values or a ClusterPolicy whose `toolkit.env` sets
 `CONTAINERD_SET_AS_DEFAULT` (or `RUNTIME_SET_AS_DEFAULT`) to `false` with
 `cdi.enabled: false` are reported the same way.
@@ -93,7 +96,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from gpulint.model import containerd, runtimes
-from gpulint.model.nvidia import recognise
+from gpulint.model.nvidia import device_list, recognise
 from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity
 
 rule = Rule(
@@ -121,6 +124,13 @@ class GpuPod:
 
 
 @dataclass(frozen=True, slots=True)
+class ListStrategy:
+    """A device-list strategy of the run's device plugin: CDI only, or served by the runtime."""
+
+    only_cdi: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Toolkit:
     """The operator's toolkit makes the NVIDIA runtime the default on every GPU node."""
 
@@ -145,6 +155,8 @@ def collect(resource: Resource, ctx: Context) -> list:
         found.extend(_toolkit_facts(toolkit, lambda p: ctx.anchor(resource, p, at="value")))
         label = f"ClusterPolicy {resource.name}"
         found = [NotDefault(f.anchor, label) if isinstance(f, NotDefault) else f for f in found]
+    sites = device_list.resource_sites(resource)
+    found.extend(ListStrategy(device_list.only_cdi(s.strategies)) for s in sites)
     for pod, name in runtimes.pod_runtime_classes(resource):
         if not name and runtimes.requests_nvidia_gpu(pod):
             found.append(GpuPod(f"{resource.kind} {resource.name}"))
@@ -158,10 +170,11 @@ def collect_document(doc: Document, ctx: Context) -> list:
         for c in containerd.document_configs(doc)
         if (fact := _config(c, lambda p, at: ctx.document_anchor(doc, p, at=at))) is not None
     ]
-    for toolkit in runtimes.operator_toolkits_document(
-        doc.data, recognise.values_for(ctx.settings)
-    ):
+    values_for = recognise.values_for(ctx.settings)
+    for toolkit in runtimes.operator_toolkits_document(doc.data, values_for):
         found.extend(_toolkit_facts(toolkit, lambda p: ctx.document_anchor(doc, p, at="value")))
+    sites = device_list.document_sites(doc.data, recognise.place(doc.data, values_for))
+    found.extend(ListStrategy(device_list.only_cdi(s.strategies)) for s in sites)
     return found
 
 
@@ -193,6 +206,9 @@ def finalize(found: list, ctx: Context) -> Iterator[Report]:
     pods = [f for f in found if isinstance(f, GpuPod)]
     if not pods:
         return
+    strategies = [f for f in found if isinstance(f, ListStrategy)]
+    if strategies and all(f.only_cdi for f in strategies):
+        return  # GPUs come through CDI, not NVIDIA_VISIBLE_DEVICES: the default runtime is moot
     example = pods[0].label + (f" and {len(pods) - 1} more" if len(pods) > 1 else "")
     for fact in found:
         if isinstance(fact, NotDefault):

@@ -70,9 +70,10 @@ def test_without_a_node_the_cluster_rules_are_idle(tmp_path):
     (tmp_path / "pool.yaml").write_text("apiVersion: karpenter.sh/v1\nkind: NodePool\n")
     targets = [Target(str(tmp_path / "pod.yaml")), Target(str(tmp_path / "pool.yaml"))]
     idle = idle_rules(default_registry().select((), ()), targets)
-    # GPU210/211 wait for a Node; GPU312/316 for a containerd config, GPU315 for a
-    # RuntimeClass, GPU506 for a mig-parted config.
-    assert idle == frozenset({"GPU210", "GPU211", "GPU312", "GPU315", "GPU316", "GPU506"})
+    # GPU210/211 wait for a Node; GPU312/316 for a containerd config, GPU317 for one that
+    # says enable_cdi, GPU315 for a RuntimeClass, GPU506 for a mig-parted config.
+    idle_codes = {"GPU210", "GPU211", "GPU312", "GPU315", "GPU316", "GPU317", "GPU506"}
+    assert idle == frozenset(idle_codes)
 
 
 def test_inputs_that_cannot_be_read_as_bytes_here_keep_every_rule_collecting(tmp_path):

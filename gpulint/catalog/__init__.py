@@ -186,6 +186,10 @@ def gpu_operator() -> dict[str, Any]:
     return raw()["gpu_operator"]
 
 
+def kubernetes() -> dict[str, Any]:
+    return raw()["kubernetes"]
+
+
 def gpu_instance_types() -> dict[str, Any]:
     """Instance-type name forms that come with GPUs, per cloud (``gpu_instance_types``)."""
     return raw().get("gpu_instance_types") or {}

@@ -56,7 +56,10 @@ def _decorators() -> list[Callable]:
         ),
         click.option("--namespace", default=None, help="Namespace chart folders are rendered in."),
         click.option(
-            "--kube-version", default=None, help="Kubernetes version for helm --kube-version."
+            "--kube-version",
+            default=None,
+            help="Kubernetes version for helm --kube-version; also the release whose kubelet "
+            "GPU318 judges feature gates for.",
         ),
         click.option(
             "--chart-dir",

@@ -52,6 +52,9 @@ class Runtime:
     path: tuple  # to runtimes.<name>, relative to the config
     runtime_type: str | None
     binary: str | None
+    # container_annotations: CRI annotations (device plugins' CDI annotations among them)
+    # that containerd copies into the OCI spec, where the NVIDIA runtime can read them.
+    annotations: tuple[str, ...] = ()
 
     @property
     def binary_name(self) -> str | None:
@@ -76,6 +79,11 @@ class ContainerdConfig:
     @property
     def containerd_path(self) -> tuple:
         return ("plugins", self.plugin, "containerd")
+
+    @property
+    def cdi_path(self) -> tuple:
+        """Where ``enable_cdi`` sits (the CRI plugin's own section)."""
+        return ("plugins", self.plugin, "enable_cdi")
 
 
 @dataclass(frozen=True)
@@ -134,11 +142,13 @@ def _runtimes(plugins: dict, plugin: str) -> dict[str, Runtime]:
         binary = options.get("BinaryName") if isinstance(options, dict) else None
         kind = spec.get("runtime_type")
         path = ("plugins", plugin, "containerd", "runtimes", name)
+        passed = spec.get("container_annotations")
         found[str(name)] = Runtime(
             str(name),
             path,
             kind if isinstance(kind, str) else None,
             binary if isinstance(binary, str) else None,
+            tuple(a for a in passed if isinstance(a, str)) if isinstance(passed, list) else (),
         )
     return found
 

@@ -44,22 +44,27 @@ def _words(container: Container) -> list[tuple[tuple, str]]:
 
 def strategy_sites(container: Container) -> list[StrategySite]:
     """Where this container sets a MIG strategy (placeholders such as ``$(VAR)`` skipped)."""
+    return setting_sites(container, ENV_NAME, FLAG)
+
+
+def setting_sites(container: Container, env_name: str, flag: str) -> list[StrategySite]:
+    """Where this container sets one plugin option, by env var or by flag."""
     found = []
     env = container.data.get("env")
     if isinstance(env, list):
         for i, item in enumerate(env):
-            if isinstance(item, dict) and item.get("name") == ENV_NAME and "value" in item:
+            if isinstance(item, dict) and item.get("name") == env_name and "value" in item:
                 path = container.path + ("env", i, "value")
-                found.append(StrategySite(path, item.get("value"), "value", f"env {ENV_NAME}"))
+                found.append(StrategySite(path, item.get("value"), "value", f"env {env_name}"))
     words = _words(container)
     for n, (path, word) in enumerate(words):
-        if word.startswith(FLAG + "="):
-            found.append(StrategySite(path, word.split("=", 1)[1], "value", FLAG))
-        elif word == FLAG and n + 1 < len(words):
-            found.append(StrategySite(words[n + 1][0], words[n + 1][1], "value", FLAG))
-        elif FLAG + "=" in word and " " in word:  # a shell line: sh -c "... --mig-strategy=x"
-            value = word.split(FLAG + "=", 1)[1].split()[0].strip("'\"")
-            found.append(StrategySite(path, value, "value", FLAG))
+        if word.startswith(flag + "="):
+            found.append(StrategySite(path, word.split("=", 1)[1], "value", flag))
+        elif word == flag and n + 1 < len(words):
+            found.append(StrategySite(words[n + 1][0], words[n + 1][1], "value", flag))
+        elif flag + "=" in word and " " in word:  # a shell line: sh -c "... --flag=x"
+            value = word.split(flag + "=", 1)[1].split()[0].strip("'\"")
+            found.append(StrategySite(path, value, "value", flag))
     return [s for s in found if not _placeholder(s.value)]
 
 

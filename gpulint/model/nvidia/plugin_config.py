@@ -65,6 +65,11 @@ def _get(data: Any, key: str) -> tuple[str | None, Any]:
     return None, None
 
 
+def field(data: Any, key: str) -> tuple[str | None, Any]:
+    """(key as written, value) of one field, matched as the plugin matches it."""
+    return _get(data, key)
+
+
 def mig_strategy(config: Any) -> tuple[tuple, Any] | None:
     """(path, value) of ``flags.migStrategy``, when set."""
     fkey, flags = _get(config, "flags")
