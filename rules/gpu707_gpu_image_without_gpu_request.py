@@ -112,6 +112,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Literal
 
 from gpulint.model import containerd, runtimes
 from gpulint.model.cuda_images import visible_all_reason
@@ -315,7 +316,9 @@ def finalize(found: list, ctx: Context) -> Iterator[Report]:
             yield Report.placed(candidate.anchor, message, related=[(why[1], why[0])])
 
 
-Why = tuple[str, Anchor] | bool | None  # (how the run says so, where) | False: not | None: unknown
+Why = (
+    tuple[str, Anchor] | Literal[False] | None
+)  # (how the run says so, where) | False: not | None: unknown
 
 
 def _default_runtime(operators: list[OperatorFact], configs: list[DefaultFact]) -> Why:
