@@ -24,8 +24,11 @@ It stays silent when the run shows the toolkit ignoring the variable in
 unprivileged containers (`accept-nvidia-visible-devices-envvar-when-unprivileged
 = false` in its config.toml, or `ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED`
 false in the operator's `toolkit.env`), for privileged containers (they see
-every device anyway: GPU703), for `envFrom` (it may set the variable), and for
-GPU infrastructure images.
+every device anyway: GPU703), for `envFrom` (it may set the variable), for
+GPU infrastructure images, for pods a GPU-sharing scheduler serves (KAI's
+`gpu-fraction`/`gpu-memory` annotations), and for templates another object
+instantiates with its own resources (ServingRuntime, TrainingRuntime,
+PodTemplate...).
 
 ## Why it matters
 The NVIDIA runtime exposes the GPUs that `NVIDIA_VISIBLE_DEVICES` names. The
@@ -118,14 +121,17 @@ from gpulint.model import containerd, runtimes
 from gpulint.model.cuda_images import visible_all_reason
 from gpulint.model.dra import container_claims
 from gpulint.model.gpu_holding import container_holding
+from gpulint.model.gpu_use import other_gpu_use
 from gpulint.model.infra import is_infra_container
 from gpulint.model.nvidia import recognise
+from gpulint.model.placement import TEMPLATE_KINDS
 from gpulint.model.quantity import QuantityError, parse_quantity
 from gpulint.rules.api import (
     Anchor,
     Container,
     Context,
     Document,
+    PodSpec,
     Report,
     Resource,
     Rule,
@@ -197,7 +203,11 @@ def collect(resource: Resource, ctx: Context) -> list:
     if toolkit is not None:
         anchor = ctx.anchor(resource, ("spec", "toolkit"))
         found.append(_operator(toolkit, f"ClusterPolicy {resource.name}", anchor))
+    if resource.kind in TEMPLATE_KINDS:
+        return found  # another object instantiates it and adds the resources
     for pod, name in runtimes.pod_runtime_classes(resource):
+        if _shares_gpus(pod):
+            continue
         for container in pod.containers:
             candidate = _candidate(container, name, ctx)
             if candidate is not None:
@@ -266,6 +276,13 @@ def _sets_variable(container: Container) -> bool:
         return True  # unreadable: it may set the variable
     named = any(isinstance(e, dict) and e.get("name") == VARIABLE for e in env or ())
     return named or bool(container.data.get("envFrom"))
+
+
+def _shares_gpus(pod: PodSpec) -> bool:
+    """A GPU-sharing scheduler's annotation (KAI's gpu-fraction...): it hands the pod GPUs,
+    and sets the variable, outside the resources."""
+    reason = other_gpu_use(pod)
+    return reason is not None and "annotation" in reason
 
 
 def _privileged(container: Container) -> bool:

@@ -358,3 +358,31 @@ def test_go_bool_reads_values_as_the_toolkit_installer_does():
         None,
         True,
     ]
+
+
+# --- pods and templates whose GPUs come from elsewhere ---------------------------------
+
+
+def test_a_gpu_sharing_scheduler_annotation_is_silent(tmp_path):
+    text = RUNTIME_CLASS.format(handler="nvidia") + notebook().replace(
+        "      labels: {app: notebook}\n",
+        '      labels: {app: notebook}\n      annotations: {gpu-fraction: "0.5"}\n',
+    )
+    assert gpu707(lint(tmp_path, text)) == []
+
+
+def test_a_serving_runtime_template_is_silent(tmp_path):
+    text = RUNTIME_CLASS.format(handler="nvidia") + textwrap.dedent(
+        """\
+        apiVersion: serving.kserve.io/v1alpha1
+        kind: ClusterServingRuntime
+        metadata:
+          name: vllm
+        spec:
+          supportedModelFormats: [{name: huggingface}]
+          containers:
+            - name: kserve-container
+              image: vllm/vllm-openai:v0.6.3
+        """
+    )
+    assert gpu707(lint(tmp_path, text)) == []
