@@ -347,14 +347,14 @@ def _default_runtime(operators: list[OperatorFact], configs: list[DefaultFact]) 
             return False if False in states else None
         first = managing[0]
         return (
-            f"{first.label} leave the toolkit making NVIDIA's runtime the default",
+            f"per {first.label}, the toolkit makes it the default runtime",
             first.anchor,
         )
     if not configs:
         return None
     if not all(c.nvidia for c in configs):
         return False
-    return (f"{configs[0].label} makes NVIDIA's runtime the default", configs[0].anchor)
+    return (f"the default runtime of {configs[0].label}", configs[0].anchor)
 
 
 def _by_class(
@@ -369,7 +369,8 @@ def _by_class(
     managing = [o for o in operators if o.enabled]
     if name in containerd.OPERATOR_RUNTIME_CLASSES and managing:
         first = managing[0]
-        return (f"{first.label} create RuntimeClass {name} with handler {name!r}", first.anchor)
+        text = f"per {first.label}, the GPU Operator creates RuntimeClass {name}, handler {name!r}"
+        return (text, first.anchor)
     return None
 
 

@@ -128,7 +128,9 @@ def test_operator_of_the_run_creates_the_nvidia_runtime_class(write, tmp_path):
     write("app.yaml", notebook())
     findings = findings_json(str(tmp_path), "--values-for", "gpu-operator")["findings"]
     assert gpu707(findings) == [("GPU707", 15, 18)]
-    assert "create RuntimeClass nvidia with handler 'nvidia'" in findings[0]["message"]
+    assert (
+        "the GPU Operator creates RuntimeClass nvidia, handler 'nvidia'" in findings[0]["message"]
+    )
 
 
 # --- the held-back case ----------------------------------------------------------------
@@ -171,7 +173,7 @@ def test_containerd_default_nvidia_reports_pods_without_runtime_class(write, tmp
         14,
         18,
     )
-    assert "makes NVIDIA's runtime the default" in finding["message"]
+    assert "(the default runtime of containerd config" in finding["message"]
     assert finding["related"][0]["path"].endswith("node-config.yaml")
 
 
