@@ -23,6 +23,10 @@ names the Dockerfile that shows it (a list kept as data, not a guess from the na
   ``FROM rapidsai/mambaforge-cuda:cuda${CUDA_VER}-base-...``, whose own Dockerfile (and its
   successor ``miniforge-cuda``) is ``FROM nvidia/cuda:${CUDA_VER}-base-${LINUX_VER}``.
 
+NVIDIA's toolkit docs say as much of the base images ("all ... is the default value in base
+CUDA container images": docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/
+docker-specialized.html).
+
 Not listed, for want of a primary source that shows the variable: the NGC framework images
 (``nvcr.io/nvidia/pytorch``, ``tritonserver``, ...), SGLang's image (the version read is
 ``FROM nvcr.io/nvidia/tritonserver:<tag>-py3-min``), and mirrors under other registries.
