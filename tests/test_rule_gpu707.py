@@ -388,3 +388,36 @@ def test_a_serving_runtime_template_is_silent(tmp_path):
         """
     )
     assert gpu707(lint(tmp_path, text)) == []
+
+
+# --- a ClusterPolicy, and the toolkit installer's env names ----------------------------
+
+CLUSTER_POLICY = """\
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata:
+  name: cluster-policy
+spec:
+  cdi:
+    enabled: false
+  toolkit:
+    enabled: true
+---
+"""
+
+
+def test_a_cluster_policy_with_cdi_disabled_makes_nvidia_the_default(tmp_path):
+    findings = lint(tmp_path, CLUSTER_POLICY + notebook(runtime_class=""))
+    (finding,) = [f for f in findings if f["code"] == "GPU707"]
+    assert (finding["line"], finding["column"]) == (24, 18)
+    assert "per ClusterPolicy cluster-policy, the toolkit makes it" in finding["message"]
+    assert [r["line"] for r in finding["related"]] == [8]  # spec.toolkit
+
+
+def test_every_set_as_default_name_of_the_installer_is_read():
+    from gpulint.model.runtimes import operator_toolkits_document
+
+    for name in ("NVIDIA_RUNTIME_SET_AS_DEFAULT", "CONTAINERD_SET_AS_DEFAULT"):
+        values = {"cdi": {"enabled": False}, "toolkit": {"env": [{"name": name, "value": "0"}]}}
+        (toolkit,) = operator_toolkits_document(values, "gpu-operator")
+        assert toolkit.default_state is False and toolkit.not_default is not None, name
