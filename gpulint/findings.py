@@ -180,6 +180,11 @@ FACT_HELP = {
     "gpu-taints": "whether GPU nodes are tainted, and with which keys",
     "gpu-models": "which GPU models the cluster has",
     "max-gpus-per-node": "the most GPUs a node holds",
+    "nvidia-runtime": (
+        "whether the NVIDIA container runtime runs the pods (containerd's default runtime, or "
+        "their RuntimeClass): lint the nodes' containerd config, the GPU Operator values or "
+        "the RuntimeClass with the workloads"
+    ),
 }
 
 

@@ -12,6 +12,7 @@ DaemonSet adds the runtimes of those names to containerd's config on every GPU n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -46,8 +47,29 @@ def pod_runtime_classes(resource: Resource) -> Iterator[tuple[PodSpec, Any]]:
 
 
 # The toolkit installer's switch for making the NVIDIA runtime containerd's default
-# (the operator passes it through toolkit.env; RUNTIME_SET_AS_DEFAULT is its newer name).
-SET_AS_DEFAULT = ("CONTAINERD_SET_AS_DEFAULT", "RUNTIME_SET_AS_DEFAULT")
+# (the operator passes it through toolkit.env). NVIDIA/nvidia-container-toolkit
+# cmd/nvidia-ctk-installer/container/runtime/runtime.go: flag set-as-default, default true,
+# EnvVars NVIDIA_RUNTIME_SET_AS_DEFAULT, CONTAINERD_SET_AS_DEFAULT, DOCKER_SET_AS_DEFAULT.
+SET_AS_DEFAULT = (
+    "CONTAINERD_SET_AS_DEFAULT",
+    "RUNTIME_SET_AS_DEFAULT",
+    "NVIDIA_RUNTIME_SET_AS_DEFAULT",
+    "DOCKER_SET_AS_DEFAULT",
+)
+# The toolkit installer's accept-nvidia-visible-devices-envvar-when-unprivileged (default true):
+# false makes the runtime ignore NVIDIA_VISIBLE_DEVICES in unprivileged containers
+# (NVIDIA/cloud-native-docs gpu-operator/security-considerations.rst).
+ACCEPT_ENVVAR_UNPRIVILEGED = "ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED"
+_GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+_GO_FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
+
+
+def go_bool(value: Any) -> bool | None:
+    """A value as Go's strconv.ParseBool (urfave/cli's BoolFlag) reads it; None if it fails."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip()
+    return True if text in _GO_TRUE else False if text in _GO_FALSE else None
 
 
 @dataclass(frozen=True)
@@ -58,11 +80,33 @@ class OperatorToolkit:
     enabled: bool
     not_default: tuple | None  # path of a SET_AS_DEFAULT=false env value, if any
     cdi_disabled: bool  # cdi.enabled: false, written out
+    explicit_default: bool | None = None  # a SET_AS_DEFAULT env value, parsed
+    cdi_enabled: bool = False  # cdi.enabled: true, written out
+    refuses_envvar: bool = False  # ACCEPT_..._WHEN_UNPRIVILEGED=false in toolkit.env
 
     @property
     def manages_default(self) -> bool:
         """The toolkit runs and makes the NVIDIA runtime containerd's default."""
         return self.enabled and self.not_default is None
+
+    @property
+    def sets_nvidia_default(self) -> bool:
+        """Certainly makes the NVIDIA runtime the default: with CDI enabled the operator sets
+        NVIDIA_RUNTIME_SET_AS_DEFAULT=false (gpu-operator controllers/object_controls.go
+        transformToolkitCtrForCDI), and the chart's cdi.enabled default changed across
+        releases (false in v24.6, true in v26.7), so only cdi.enabled: false written out, or
+        a SET_AS_DEFAULT=true in toolkit.env (applied after it), settles it."""
+        return self.default_state is True
+
+    @property
+    def default_state(self) -> bool | None:
+        """True: the toolkit makes NVIDIA's runtime the default; False: it does not (or
+        does not run); None: the chart version decides (cdi.enabled not written)."""
+        if not self.enabled:
+            return False
+        if self.explicit_default is not None:
+            return self.explicit_default
+        return True if self.cdi_disabled else False if self.cdi_enabled else None
 
 
 def _toolkit(settings: Any, prefix: tuple) -> OperatorToolkit | None:
@@ -72,14 +116,24 @@ def _toolkit(settings: Any, prefix: tuple) -> OperatorToolkit | None:
     toolkit = toolkit if isinstance(toolkit, dict) else {}
     enabled = toolkit.get("enabled") is not False
     not_default = None
+    explicit: bool | None = None
+    refuses = False
     env = toolkit.get("env")
     for index, item in enumerate(env if isinstance(env, list) else ()):
-        named = isinstance(item, dict) and item.get("name") in SET_AS_DEFAULT
-        if named and str(item.get("value")).lower() == "false":
-            not_default = prefix + ("toolkit", "env", index, "value")
+        if not isinstance(item, dict):
+            continue
+        value = go_bool(item.get("value"))
+        if item.get("name") in SET_AS_DEFAULT and value is not None:
+            explicit = value  # the toolkit container's env: the last entry wins
+            not_default = prefix + ("toolkit", "env", index, "value") if not value else None
+        elif item.get("name") == ACCEPT_ENVVAR_UNPRIVILEGED and value is not None:
+            refuses = value is False
     cdi = settings.get("cdi")
     cdi_disabled = isinstance(cdi, dict) and cdi.get("enabled") is False
-    return OperatorToolkit(prefix, enabled, not_default, cdi_disabled)
+    cdi_enabled = isinstance(cdi, dict) and cdi.get("enabled") is True
+    return OperatorToolkit(
+        prefix, enabled, not_default, cdi_disabled, explicit, cdi_enabled, refuses
+    )
 
 
 def operator_toolkit_resource(resource: Resource) -> OperatorToolkit | None:
@@ -112,3 +166,15 @@ def toolkit_managed_resource(resource: Resource) -> bool:
 def toolkit_managed_document(data: Any, values_for: str | None) -> bool:
     """GPU Operator chart values whose ``toolkit.enabled`` is not false."""
     return any(t.enabled for t in operator_toolkits_document(data, values_for))
+
+
+# The toolkit's own config file (/etc/nvidia-container-runtime/config.toml), a top-level key.
+_REFUSES = re.compile(
+    r"^[ \t]*accept-nvidia-visible-devices-envvar-when-unprivileged[ \t]*=[ \t]*false\b", re.M
+)
+
+
+def refuses_envvar_text(text: str) -> bool:
+    """A toolkit config.toml (alone or inside a YAML string) that ignores the variable in
+    unprivileged containers."""
+    return "envvar-when-unprivileged" in text and _REFUSES.search(text) is not None

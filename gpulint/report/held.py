@@ -11,13 +11,23 @@ def _facts(held: list[HeldBack]) -> list[str]:
     return sorted({fact for h in held for fact in h.needs})
 
 
+# Facts no config key or Node gives: only objects linted with the workloads establish them.
+RUN_FACTS = {
+    "nvidia-runtime": "lint the nodes' containerd config, GPU Operator values or RuntimeClass "
+    "with the workloads",
+}
+
+
 def summary_line(held: list[HeldBack]) -> str:
     """One line for the end of the text report."""
     total = sum(h.count for h in held)
     codes = ", ".join(dict.fromkeys(h.code for h in held))
+    facts = _facts(held)
+    how = [f"give them with {HOW}"] if any(f not in RUN_FACTS for f in facts) else []
+    how += [f"for {f}, {RUN_FACTS[f]}" for f in facts if f in RUN_FACTS]
     return (
         f"{total} finding(s) of {codes} held back for want of cluster facts "
-        f"({', '.join(_facts(held))}); give them with {HOW} (--verbose says more)"
+        f"({', '.join(facts)}); {'; '.join(how)} (--verbose says more)"
     )
 
 
