@@ -8,8 +8,7 @@ import textwrap
 import jsonschema
 import pytest
 
-from tests.conftest import run_cli
-from tests.test_reporters import sarif_schema
+from tests.helpers import run_cli, sarif_schema
 
 TRAIN = """\
 apiVersion: batch/v1

@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 
 DATA = Path(__file__).parent / "data"
 

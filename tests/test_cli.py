@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import findings_json, run_cli, where
+from tests.helpers import findings_json, run_cli, where
 
 ROOT = Path(__file__).parent.parent
 

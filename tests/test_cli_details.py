@@ -8,7 +8,7 @@ import pytest
 
 from gpulint import __version__
 from gpulint.rules.registry import builtin_rules
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 
 POD = """\
 apiVersion: v1

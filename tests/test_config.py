@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpulint.rules.registry import default_registry
-from tests.conftest import run_cli, where
+from tests.helpers import run_cli, where
 
 POD = """\
 apiVersion: v1

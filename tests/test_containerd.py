@@ -12,7 +12,7 @@ from gpulint.inputs.discover import discover
 from gpulint.model import containerd
 from gpulint.yaml.toml_keys import scan
 from gpulint.yaml.toml_tree import load
-from tests.conftest import lint, run_cli, where
+from tests.helpers import lint, run_cli, where
 
 V2 = 'plugins."io.containerd.grpc.v1.cri".containerd'
 V3 = 'plugins."io.containerd.cri.v1.runtime".containerd'

@@ -3,7 +3,7 @@ rules that consult it: GPU705 (/dev/shm), GPU202 (tolerations)."""
 
 from __future__ import annotations
 
-from tests.conftest import lint, lint_known, where
+from tests.helpers import lint, lint_known, where
 
 _DYNAMO = """\
     apiVersion: nvidia.com/v1alpha1

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from tests.conftest import CORPUS as SHARED_CORPUS
+from tests.helpers import CORPUS as SHARED_CORPUS
 
 CORPUS = SHARED_CORPUS
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 
 DOC = (Path(__file__).parents[1] / "docs" / "configuration.md").read_text()
 

@@ -12,7 +12,7 @@ import pytest
 from gpulint.cli import main as cli_main
 from gpulint.findings import Severity
 from gpulint.rules.registry import Registry, Rule
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 
 MANIFEST = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers: []\n"
 HINT = "run with --debug or GPULINT_DEBUG=1 for the traceback"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import findings_json, lint, where
+from tests.helpers import findings_json, lint, where
 
 
 def _daemonset(image: str, name: str = "nvidia-device-plugin", extra: str = "") -> str:

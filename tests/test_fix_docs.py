@@ -10,9 +10,8 @@ import re
 import pytest
 
 from gpulint.rules.registry import default_registry
-from tests.conftest import findings_json, run_cli
+from tests.helpers import example_name, findings_json, run_cli
 from tests.kube_valid import problems
-from tests.test_rule_docs import _example_name
 
 RULES = list(default_registry())
 FIXABLE = [r for r in RULES if r.fix]
@@ -40,7 +39,7 @@ def test_the_fixable_rules():
 @pytest.mark.parametrize("rule", FIXABLE, ids=lambda r: r.code)
 def test_documented_failing_example_is_fixed(rule, tmp_path):
     failing, passing = rule.examples()
-    path = tmp_path / _example_name(rule)
+    path = tmp_path / example_name(rule)
     path.write_text(failing)
     unsafe = ("--unsafe-fixes",) if rule.fix == "unsafe" else ()
     run_cli("check", str(path), "--select", rule.code, "--fix", *unsafe)
@@ -72,7 +71,7 @@ def test_rules_without_a_fix_do_not_promise_one(rule):
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
 @pytest.mark.parametrize("which", ["failing", "passing"])
 def test_documented_examples_are_valid_objects(rule, which):
-    if _example_name(rule).endswith(".toml"):
+    if example_name(rule).endswith(".toml"):
         pytest.skip("a containerd config.toml (TOML), not Kubernetes objects")
     failing, passing = rule.examples()
     invalid, skipped = problems(failing if which == "failing" else passing)

@@ -17,7 +17,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 from tests.kube_valid import problems
 
 BUDGET = settings(

@@ -18,7 +18,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import KNOWN_CLUSTER, run_cli
+from tests.helpers import KNOWN_CLUSTER, run_cli
 
 DEPLOYMENT = {
     "apiVersion": "apps/v1",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import findings_json, lint, where
+from tests.helpers import findings_json, lint, where
 
 TEMPLATE = """\
 apiVersion: resource.k8s.io/v1

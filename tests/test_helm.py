@@ -16,27 +16,9 @@ from pathlib import Path
 import pytest
 
 from gpulint.inputs.render.template_map import find
-from tests.conftest import run_cli
+from tests.helpers import HELM_TEMPLATE, run_cli
 
-TEMPLATE = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ .Release.Name }}-train
-spec:
-  template:
-    spec:
-      {{- with .Values.nodeSelector }}
-      nodeSelector:
-        {{- toYaml . | nindent 8 }}
-      {{- end }}
-      containers:
-        - name: trainer
-          image: "nvcr.io/nvidia/pytorch:{{ .Values.tag }}"
-          resources:
-            requests:
-              nvidia.com/gpu: {{ .Values.gpus }}
-"""
+TEMPLATE = HELM_TEMPLATE  # the `chart` fixture's template (conftest.py)
 
 RENDERED = """\
 ---
@@ -75,20 +57,6 @@ if os.environ.get("FAKE_HELM_FAIL"):
 with open(os.environ["FAKE_HELM_OUTPUT"]) as rendered:
     sys.stdout.write(rendered.read())
 """
-
-
-@pytest.fixture
-def chart(tmp_path, monkeypatch) -> Path:
-    monkeypatch.chdir(tmp_path)
-    root = tmp_path / "mychart"
-    (root / "templates").mkdir(parents=True)
-    (root / "Chart.yaml").write_text("apiVersion: v2\nname: mychart\nversion: 0.1.0\n")
-    (root / "values.yaml").write_text("gpus: 1\ntag: 24.05-py3\n")
-    (root / "templates" / "deployment.yaml").write_text(TEMPLATE)
-    (root / "templates" / "serviceaccount.yaml").write_text(
-        "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: {{ .Release.Name }}\n"
-    )
-    return root
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 
 CHART = "apiVersion: v2\nname: {name}\nversion: 0.1.0\n{extra}"
 

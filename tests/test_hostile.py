@@ -22,7 +22,7 @@ import pytest
 
 from gpulint.inputs.sources import MAX_FILE_BYTES
 from gpulint.yaml.parse import MAX_DEPTH, RENDER_FIRST
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 
 # A pod with one GPU101 at line 11, column 11: must be reported beside every bad file.
 GOOD = """\

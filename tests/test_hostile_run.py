@@ -16,7 +16,7 @@ from gpulint.cli import main as cli_main
 from gpulint.engine import run as engine
 from gpulint.findings import Severity
 from gpulint.rules.registry import Report, Rule
-from tests.conftest import KNOWN_CLUSTER, run_cli
+from tests.helpers import KNOWN_CLUSTER, run_cli
 
 MALFORMED_LIMITS = """\
 apiVersion: v1

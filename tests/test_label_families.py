@@ -5,21 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpulint.model.gpu_label_families import is_gpu_instance_type, names_gpu_instances
-from tests.conftest import lint, lint_known, where
-from tests.test_rules_scheduling import gpu_pod
-
-CPU_POD = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: p
-spec:
-  nodeSelector:
-    {key}: {value}
-  containers:
-    - name: app
-      image: busybox:1.36
-"""
+from tests.helpers import CPU_POD, gpu_pod, lint, lint_known, where
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from gpulint.config.settings import Settings
 from gpulint.engine.run import build_context, lint_target
 from gpulint.inputs.discover import Target
 from gpulint.rules.registry import default_registry
-from tests.test_rule_docs import RULES, _example_name
+from tests.helpers import RULES, example_name
 
 
 def _targets(tmp_path) -> list[Target]:
@@ -27,7 +27,7 @@ def _targets(tmp_path) -> list[Target]:
         for kind, text in zip(("failing", "passing"), rule.examples(), strict=True):
             folder = tmp_path / rule.code / kind
             folder.mkdir(parents=True)
-            path = folder / _example_name(rule)
+            path = folder / example_name(rule)
             path.write_text(text)
             targets.append(Target(str(path)))
     return targets

@@ -5,7 +5,7 @@ GPU102/GPU103 in test_rules_resources.py, GPU701/GPU702 in test_rules_isolation.
 
 from __future__ import annotations
 
-from tests.conftest import lint, lint_known, where
+from tests.helpers import lint, lint_known, where
 
 CPU_POD = """\
 apiVersion: v1

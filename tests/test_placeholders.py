@@ -6,9 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gpulint.model.placeholders import is_placeholder, is_sole_placeholder
-from tests.conftest import lint, lint_known, where
-from tests.test_label_families import CPU_POD
-from tests.test_rules_scheduling import gpu_pod
+from tests.helpers import CPU_POD, gpu_pod, lint, lint_known, where
 
 
 @pytest.mark.parametrize(

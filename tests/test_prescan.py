@@ -8,7 +8,7 @@ from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import idle_rules
 from gpulint.model.placement import NODE_KIND
 from gpulint.rules.registry import default_registry
-from tests.conftest import findings_json, where
+from tests.helpers import findings_json, where
 
 POD = """\
 apiVersion: v1

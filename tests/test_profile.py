@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 
 from gpulint.model.profile import ClusterConfig, GpuNodeGroup, GpuTaint, Observations, decide
-from tests.conftest import findings_json, run_cli, where
+from tests.helpers import findings_json, run_cli, where
 
 POD = """\
 apiVersion: v1

@@ -16,18 +16,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.conftest import run_cli
-
-BUDGET = settings(
-    max_examples=int(os.environ.get("GPULINT_HYPOTHESIS_EXAMPLES", "25")),
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+from tests.helpers import BUDGET, run_cli
 
 BASE = """\
 apiVersion: batch/v1

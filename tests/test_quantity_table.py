@@ -17,7 +17,7 @@ from fractions import Fraction
 import pytest
 
 from gpulint.model.quantity import QuantityError, format_quantity, parse_quantity
-from tests.conftest import lint
+from tests.helpers import lint
 
 FORMAT_WRONG = "quantities must match the regular expression"
 # (the value as written after `nvidia.com/gpu: `, what Kubernetes reads, or the error)

@@ -10,17 +10,11 @@ import pytest
 from gpulint import report
 from gpulint.findings import Finding, Location, Related, ResourceRef, RunResult, Severity
 from gpulint.report import github
-from tests.conftest import run_cli
+from tests.helpers import run_cli, sarif_schema
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
 INPUT = "tests/data/golden/input.yaml"
 ROOT = Path(__file__).parent.parent
-
-
-def sarif_schema() -> dict:
-    # The official OASIS SARIF 2.1.0 schema (errata 01), as published at its "id":
-    # https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json
-    return json.loads((Path(__file__).parent / "data" / "sarif-2.1.0.json").read_text())
 
 
 @pytest.fixture(autouse=True)

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpulint.rules.registry import EXPECT_MARK, SECTIONS, default_registry
-from tests.conftest import lint
-
-RULES = list(default_registry())
+from gpulint.rules.registry import EXPECT_MARK, SECTIONS
+from tests.helpers import RULES, example_name, lint
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
@@ -33,21 +31,12 @@ def test_failing_example_fires_on_marked_lines(rule, tmp_path):
         if code == rule.code
     )
     assert expected, f"{rule.code}: mark the reported lines with '# <- {rule.code}'"
-    found = lint(tmp_path, failing, "--select", rule.code, name=_example_name(rule))
+    found = lint(tmp_path, failing, "--select", rule.code, name=example_name(rule))
     assert sorted(f["line"] for f in found if f["code"] == rule.code) == expected
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
 def test_passing_example_is_clean(rule, tmp_path):
     _, passing = rule.examples()
-    found = lint(tmp_path, passing, "--select", rule.code, name=_example_name(rule))
+    found = lint(tmp_path, passing, "--select", rule.code, name=example_name(rule))
     assert [f for f in found if f["code"] == rule.code] == []
-
-
-def _example_name(rule) -> str:
-    # A rule may read a file name (e.g. values.yaml); the docs say so in a front comment.
-    failing, _ = rule.examples()
-    first = failing.splitlines()[0] if failing else ""
-    if first.startswith("# file: "):
-        return first[len("# file: ") :].strip()
-    return "example.yaml"

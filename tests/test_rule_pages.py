@@ -13,8 +13,7 @@ import pytest
 
 from gpulint.report import rule_pages
 from gpulint.rules.registry import builtin_rules
-from tests.conftest import run_cli
-from tests.test_reporters import sarif_schema
+from tests.helpers import run_cli, sarif_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 

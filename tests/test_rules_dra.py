@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS as SHARED_CORPUS
-from tests.conftest import findings_json, lint, where
+from tests.helpers import CORPUS as SHARED_CORPUS
+from tests.helpers import findings_json, lint, where
 
 TEMPLATE = """
 apiVersion: resource.k8s.io/v1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpulint.model.images import parse_image
-from tests.conftest import lint, where
+from tests.helpers import lint, where
 
 
 def _pod(*containers: tuple[str, str, bool]) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import CORPUS as SHARED_CORPUS
-from tests.conftest import findings_json, lint, where
+from tests.helpers import CORPUS as SHARED_CORPUS
+from tests.helpers import findings_json, lint, where
 
 HEAD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n"
 

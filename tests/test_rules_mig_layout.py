@@ -8,7 +8,7 @@ import pytest
 
 from gpulint import catalog
 from gpulint.model import mig_layout
-from tests.conftest import lint, run_cli, where
+from tests.helpers import lint, run_cli, where
 
 A100_40 = "0x20B010DE"
 A100_80 = "0x20B210DE"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import lint, where
+from tests.helpers import lint, where
 
 TEMPLATE = """\
 apiVersion: apps/v1

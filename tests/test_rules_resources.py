@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import findings_json, lint, where
+from tests.helpers import findings_json, lint, where
 
 
 def pod(containers: str, spec_extra: str = "", kind: str = "Pod") -> str:

@@ -2,31 +2,11 @@
 
 from __future__ import annotations
 
-from tests.conftest import lint, lint_known, where
+from tests.helpers import gpu_pod, lint, lint_known, where
 
 # These rules report only what the cluster profile establishes (tests/test_profile.py
 # covers where the facts come from); most tests here give them the facts.
 known = lint_known
-
-
-GPU_POD = """
-apiVersion: v1
-kind: Pod
-metadata:
-  name: p
-spec:
-{scheduling}
-  containers:
-    - name: cuda
-      image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
-      resources:
-        limits:
-          {resource}: 1
-"""
-
-
-def gpu_pod(scheduling: str = "", resource: str = "nvidia.com/gpu") -> str:
-    return GPU_POD.format(scheduling=scheduling or "  restartPolicy: Never", resource=resource)
 
 
 # --- GPU201 gpu-node-selection-missing ----------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 
 V2 = 'plugins."io.containerd.grpc.v1.cri".containerd'
 

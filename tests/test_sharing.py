@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import findings_json, lint, where
+from tests.helpers import findings_json, lint, where
 
 
 def _workload(kind: str, resources: str, extra: str = "", name: str = "w", after: str = "") -> str:

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gpulint.report.streaming import dump, encode
-from tests.test_properties import BUDGET
+from tests.helpers import BUDGET
 
 SCALARS = (
     st.none()

