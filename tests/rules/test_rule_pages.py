@@ -13,9 +13,7 @@ import pytest
 
 from gpulint.report import rule_pages
 from gpulint.rules.registry import builtin_rules
-from tests.helpers import run_cli, sarif_schema
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT, run_cli, sarif_schema
 
 POD = """\
 apiVersion: v1

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import pickle
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli
+from tests.helpers import ROOT, run_cli
 
-DOC = (Path(__file__).parents[1] / "docs" / "configuration.md").read_text()
+DOC = (ROOT / "docs" / "configuration.md").read_text()
 
 
 def _documented(marker: str) -> str:

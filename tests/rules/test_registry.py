@@ -11,8 +11,9 @@ import pytest
 
 from gpulint.rules import api, builtin
 from gpulint.rules.registry import default_registry, pack_modules, pack_rules, rules_of
+from tests.helpers import ROOT
 
-PACK = Path(__file__).resolve().parents[1] / "rules"
+PACK = ROOT / "rules"
 # What a rule module may import from gpulint (the rule in gpulint/rules/api.py's docstring).
 ALLOWED = (
     "gpulint.rules.api",

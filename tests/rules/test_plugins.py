@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import ROOT
+
 # Each test starts a Python process with a plugin distribution on its path.
 pytestmark = pytest.mark.slow
 
@@ -117,9 +119,7 @@ def plugin_env(tmp_path) -> dict:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-gpulint\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text(ENTRY_POINTS)
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(site), str(Path(__file__).parents[1]), env.get("PYTHONPATH", "")]
-    )
+    env["PYTHONPATH"] = os.pathsep.join([str(site), str(ROOT), env.get("PYTHONPATH", "")])
     return env
 
 
@@ -174,7 +174,7 @@ def test_plugin_rules_take_selection_and_suppression(plugin_env, tmp_path):
 
 def test_without_the_plugin_the_rules_are_absent(tmp_path):
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(Path(__file__).parents[1])
+    env["PYTHONPATH"] = str(ROOT)
     listing = _gpulint(env, tmp_path, "rules")
     assert listing.returncode == 0
     assert "ACME001" not in listing.stdout
