@@ -5,7 +5,7 @@ plugin DaemonSets; the --values-for override; schema problems at the offending k
 from __future__ import annotations
 
 from gpulint.model.nvidia import images, recognise
-from tests.helpers import findings_json, lint, where
+from tests.helpers import findings_json, lint, run_cli, where
 
 
 def test_place_by_content():
@@ -69,7 +69,6 @@ def test_values_for_gpu_operator(tmp_path):
 
 
 def test_values_for_rejects_unknown_chart(tmp_path):
-    from tests.helpers import run_cli
 
     result = run_cli("check", "--values-for", "nginx", str(tmp_path))
     assert result.exit_code == 2

@@ -15,7 +15,7 @@ import pytest
 from gpulint.inputs.sources import Source
 from gpulint.model.resource import resources_of
 from gpulint.yaml.parse import parse
-from tests.helpers import findings_json, lint
+from tests.helpers import findings_json, lint, run_cli
 
 MARK = "# <- here"
 GPU = "nvidia.com/gpu"
@@ -727,7 +727,6 @@ def test_unknown_kind_is_checked_generically(tmp_path):
 def test_verbose_names_the_kind_read_generically(tmp_path):
     path = tmp_path / "m.yaml"
     path.write_text(textwrap.dedent(UNKNOWN).lstrip("\n"))
-    from tests.helpers import run_cli
 
     quiet = run_cli("check", str(path), "--select", "GPU101")
     loud = run_cli("check", str(path), "--select", "GPU101", "--verbose")
