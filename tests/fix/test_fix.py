@@ -18,7 +18,7 @@ from gpulint.fix.fixer import fix_file
 from gpulint.fix.spec import AddEntry, Fix
 from gpulint.inputs.sources import Source
 from gpulint.rules.registry import Registry, Report, Rule
-from tests.helpers import run_cli
+from tests.helpers import run_cli, sarif_schema
 
 RICH = (
     "# GPU jobs\t(tab in a comment)\n"
@@ -261,8 +261,6 @@ def test_a_fix_that_does_not_clear_its_finding_is_rolled_back(tmp_path):
 
 def test_sarif_fixes_apply_to_the_same_text_as_fix(tmp_path):
     import jsonschema
-
-    from tests.helpers import sarif_schema
 
     path = tmp_path / "rich.yaml"
     path.write_bytes(RICH.encode())

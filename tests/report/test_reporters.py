@@ -10,11 +10,10 @@ import pytest
 from gpulint import report
 from gpulint.findings import Finding, Location, Related, ResourceRef, RunResult, Severity
 from gpulint.report import github
-from tests.helpers import run_cli, sarif_schema
+from tests.helpers import DATA, ROOT, run_cli, sarif_schema
 
-GOLDEN = Path(__file__).parent / "data" / "golden"
+GOLDEN = DATA / "golden"
 INPUT = "tests/data/golden/input.yaml"
-ROOT = Path(__file__).parent.parent
 
 
 @pytest.fixture(autouse=True)

@@ -9,9 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from tests.helpers import run_cli
-
-DATA = Path(__file__).parent / "data"
+from tests.helpers import DATA, run_cli
 
 POD = """\
 apiVersion: v1
