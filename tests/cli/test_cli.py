@@ -11,9 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import findings_json, run_cli, where
-
-ROOT = Path(__file__).parent.parent
+from tests.helpers import ROOT, findings_json, run_cli, where
 
 NO_LIMIT = """\
 apiVersion: v1

@@ -36,7 +36,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT
+
 PACK = "gpulint.rules.builtin"
 
 LAYERS: list[tuple[str, ...]] = [

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpulint.rules.registry import default_registry
-from tests.helpers import run_cli, where
+from tests.helpers import ROOT, run_cli, where
 
 POD = """\
 apiVersion: v1
@@ -370,9 +370,8 @@ def test_config_schema_command_prints_the_shipped_schema():
 
 def test_documented_example_config_is_valid(project):
     """The complete example in docs/configuration.md is accepted as it is."""
-    from pathlib import Path
 
-    doc = (Path(__file__).parents[1] / "docs" / "configuration.md").read_text()
+    doc = (ROOT / "docs" / "configuration.md").read_text()
     example = doc.split("<!-- example-config -->")[1].split("```yaml\n")[1].split("```")[0]
     _write(project / ".gpulint.yaml", example)
     result, data = _check("manifests")

@@ -20,8 +20,7 @@ import pytest
 
 from gpulint.inputs.sources import Source
 from gpulint.yaml.parse import parse
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT
 
 pytestmark = [
     pytest.mark.slow,

@@ -19,9 +19,8 @@ import pytest
 
 from gpulint.inputs.sources import Source
 from gpulint.yaml.parse import parse
-from tests.helpers import sarif_schema
+from tests.helpers import ROOT, sarif_schema
 
-ROOT = Path(__file__).resolve().parents[1]
 ACTION = parse(Source("action.yml", (ROOT / "action.yml").read_text()))[0][0].data
 
 BAD = """\
