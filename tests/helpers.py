@@ -149,3 +149,132 @@ BUDGET = settings(
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+
+def related(finding: dict) -> list[tuple[str, int, int, str]]:
+    """(file name, line, column, message) of each related location of a JSON finding."""
+    return [
+        (r["path"].rsplit("/", 1)[-1], r["line"], r["column"], r["message"])
+        for r in finding["related"]
+    ]
+
+
+def write_files(tmp_path: Path, **files: str) -> list[str]:
+    """Write ``name=text`` pairs to ``tmp_path/name.yaml`` (dedented); returns the paths."""
+    paths = []
+    for name, text in files.items():
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(textwrap.dedent(text))
+        paths.append(str(path))
+    return paths
+
+
+def held_back(report: dict) -> dict[str, list[str]]:
+    """The codes a JSON report held back, each with the cluster facts it needs."""
+    return {h["code"]: h["needs"] for h in report.get("heldBack", [])}
+
+
+# --- the cluster profile: a GPU pod, GPU Nodes and a Karpenter NodePool ------------------------
+
+TRAINER_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+{scheduling}
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+          cpu: "4"
+          memory: 16Gi
+"""
+
+
+def trainer_pod(scheduling: str = "  restartPolicy: Never") -> str:
+    """A Guaranteed one-GPU Pod (the limit at 12:11) with ``scheduling`` under its spec."""
+    return TRAINER_POD.format(scheduling=scheduling)
+
+
+def gpu_node(name: str, product: str, taint: bool = True, gpus: int = 8) -> str:
+    """A GPU Node of ``product`` with ``gpus`` allocatable, tainted nvidia.com/gpu or not."""
+    taints = "  taints:\n    - {key: nvidia.com/gpu, value: present, effect: NoSchedule}\n"
+    return (
+        f"apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  labels:\n"
+        f"    nvidia.com/gpu.product: {product}\nspec:\n{taints if taint else '  {}'}\n"
+        f"status:\n  allocatable:\n    nvidia.com/gpu: '{gpus}'\n"
+    )
+
+
+# A NodePool establishes the GPU taint (and that the models are several: g5 and g6).
+GPU_NODEPOOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      requirements:
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5, g6]}
+      taints:
+        - {key: nvidia.com/gpu, effect: NoSchedule}
+"""
+
+
+# --- NVIDIA device plugin sharing and MIG strategies --------------------------------------------
+
+
+def gpu_workload(
+    kind: str, resources: str, extra: str = "", name: str = "w", after: str = ""
+) -> str:
+    """A workload whose first GPU resource line is line 14, column 13; ``after`` follows at
+    the pod spec's level (a node selector)."""
+    api = "batch/v1" if kind == "Job" else "apps/v1"
+    return f"""\
+apiVersion: {api}
+kind: {kind}
+metadata:
+  name: {name}
+spec:
+  template:
+    spec:
+      containers:
+      - name: c
+        image: registry.example.com/app:1.0
+        {extra or "args: []"}
+        resources:
+          limits:
+{resources}{after}"""
+
+
+# --- suppressions (the filter stage and GPU001-003) --------------------------------------------
+
+# GPU101 at 12:11 (the request without a limit); `check` (conftest.py) lints it as pod.yaml.
+REQUEST_POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+  annotations: {}
+spec:
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        requests:
+          nvidia.com/gpu: 1
+"""
+
+
+def annotated(annotations: str) -> str:
+    """:data:`REQUEST_POD` with these annotation lines."""
+    return REQUEST_POD.replace("  annotations: {}\n", f"  annotations:\n{annotations}")
+
+
+def suppression_state(report: dict) -> list[tuple]:
+    """(code, line, column, suppressed) of every finding."""
+    return [(f["code"], f["line"], f["column"], f["suppressed"]) for f in report["findings"]]

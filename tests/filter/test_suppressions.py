@@ -4,60 +4,26 @@ from __future__ import annotations
 
 import json
 import shutil
-import textwrap
 
 import jsonschema
 import pytest
 
-from tests.helpers import findings_json, run_cli, sarif_schema
-
-# GPU101 at 12:11 (the request without a limit).
-POD = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: train
-  annotations: {}
-spec:
-  containers:
-    - name: trainer
-      image: nvcr.io/nvidia/pytorch:24.05-py3
-      resources:
-        requests:
-          nvidia.com/gpu: 1
-"""
-
-
-@pytest.fixture
-def check(tmp_path, monkeypatch):
-    """check(text, *args) -> (exit code, JSON report) for text written to pod.yaml."""
-    monkeypatch.chdir(tmp_path)
-
-    def _check(text: str, *args: str, fmt: str = "json"):
-        (tmp_path / "pod.yaml").write_text(textwrap.dedent(text))
-        result = run_cli("check", "--format", fmt, "pod.yaml", *args)
-        if fmt == "json":
-            return result.exit_code, json.loads(result.stdout)
-        return result.exit_code, result.stdout
-
-    return _check
-
-
-def _state(report: dict) -> list[tuple]:
-    """(code, line, column, suppressed) of every finding."""
-    return [(f["code"], f["line"], f["column"], f["suppressed"]) for f in report["findings"]]
-
-
-def _annotated(annotations: str) -> str:
-    return POD.replace("  annotations: {}\n", f"  annotations:\n{annotations}")
+from tests.helpers import (
+    REQUEST_POD,
+    annotated,
+    findings_json,
+    run_cli,
+    sarif_schema,
+    suppression_state,
+)
 
 
 @pytest.mark.parametrize("key", ["GPU101", "gpu-limit-missing"])
 def test_annotation_by_code_or_name(check, key):
-    text = _annotated(f'    ignore-check.gpulint.io/{key}: "webhook adds the limit"\n')
+    text = annotated(f'    ignore-check.gpulint.io/{key}: "webhook adds the limit"\n')
     code, report = check(text, "--select", "GPU001,GPU002,GPU101")
     assert code == 0
-    assert _state(report) == [("GPU101", 13, 11, True)]
+    assert suppression_state(report) == [("GPU101", 13, 11, True)]
     assert report["findings"][0]["suppression"] == {
         "kind": "annotation",
         "reason": "webhook adds the limit",
@@ -65,7 +31,7 @@ def test_annotation_by_code_or_name(check, key):
 
 
 def test_ignore_all_annotation(check):
-    text = _annotated('    gpulint.io/ignore-all: "vendored test fixture"\n')
+    text = annotated('    gpulint.io/ignore-all: "vendored test fixture"\n')
     code, report = check(text)
     assert code == 0
     assert report["findings"] and all(f["suppressed"] for f in report["findings"])
@@ -109,7 +75,7 @@ spec:
 def test_annotation_on_the_pod_template(check):
     code, report = check(DEPLOYMENTS, "--select", "GPU101")
     assert code == 1
-    assert _state(report) == [("GPU101", 16, 15, True), ("GPU101", 30, 15, False)]
+    assert suppression_state(report) == [("GPU101", 16, 15, True), ("GPU101", 30, 15, False)]
 
 
 def test_pod_template_annotation_covers_only_its_template(check):
@@ -136,21 +102,21 @@ def test_pod_template_annotation_covers_only_its_template(check):
                       nvidia.com/gpu: 1
     """
     code, report = check(text, "--select", "GPU101")
-    assert code == 0 and _state(report) == [("GPU101", 19, 19, True)]
+    assert code == 0 and suppression_state(report) == [("GPU101", 19, 19, True)]
 
 
 def test_comment_on_the_offending_line(check):
-    text = POD.replace(
+    text = REQUEST_POD.replace(
         "nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable=GPU101 webhook adds it"
     )
     code, report = check(text, "--select", "GPU001,GPU002,GPU101")
     assert code == 0
-    assert _state(report) == [("GPU101", 12, 11, True)]
+    assert suppression_state(report) == [("GPU101", 12, 11, True)]
     assert report["findings"][0]["suppression"] == {"kind": "comment", "reason": "webhook adds it"}
 
 
 def test_comment_on_the_line_above_with_several_rules(check):
-    text = POD.replace(
+    text = REQUEST_POD.replace(
         "        requests:\n",
         "        requests:\n"
         "          # gpulint: disable=gpu-limit-missing, GPU201 - one pool, limit injected\n",
@@ -159,49 +125,49 @@ def test_comment_on_the_line_above_with_several_rules(check):
     assert code == 0
     # GPU201 is held back (no cluster facts), yet its suppression still counts as used:
     # no GPU001 (exit code 0).
-    assert _state(report) == [("GPU101", 13, 11, True)]
+    assert suppression_state(report) == [("GPU101", 13, 11, True)]
     assert report["findings"][0]["suppression"]["reason"] == "one pool, limit injected"
 
 
 def test_comment_two_lines_above_does_not_apply(check):
-    text = POD.replace(
+    text = REQUEST_POD.replace(
         "      resources:\n", "      # gpulint: disable=GPU101 too far\n      resources:\n"
     )
     code, report = check(text, "--select", "GPU001,GPU101")
     assert code == 1
-    assert _state(report) == [("GPU001", 10, 7, False), ("GPU101", 13, 11, False)]
+    assert suppression_state(report) == [("GPU001", 10, 7, False), ("GPU101", 13, 11, False)]
 
 
 def test_hash_inside_a_string_is_not_a_directive(check):
-    text = POD + '      args: ["--note=# gpulint: disable=GPU101 nope"]\n'
+    text = REQUEST_POD + '      args: ["--note=# gpulint: disable=GPU101 nope"]\n'
     code, report = check(text, "--select", "GPU101")
-    assert code == 1 and _state(report) == [("GPU101", 12, 11, False)]
+    assert code == 1 and suppression_state(report) == [("GPU101", 12, 11, False)]
 
 
 def test_expiry_in_the_future_still_suppresses(check):
-    text = POD.replace(
+    text = REQUEST_POD.replace(
         "nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable=GPU101 until=2999-12-31 soon"
     )
     code, report = check(text, "--select", "GPU001,GPU002,GPU003,GPU101")
-    assert code == 0 and _state(report) == [("GPU101", 12, 11, True)]
+    assert code == 0 and suppression_state(report) == [("GPU101", 12, 11, True)]
     assert report["findings"][0]["suppression"]["reason"] == "soon"
 
 
 def test_expired_suppression_returns_the_finding_with_a_note(check):
-    text = POD.replace(
+    text = REQUEST_POD.replace(
         "nvidia.com/gpu: 1",
         "nvidia.com/gpu: 1  # gpulint: disable=GPU101 until=2020-01-31 migration",
     )
     code, report = check(text, "--select", "GPU001,GPU003,GPU101")
     assert code == 1
-    assert _state(report) == [("GPU101", 12, 11, False), ("GPU003", 12, 30, False)]
+    assert suppression_state(report) == [("GPU101", 12, 11, False), ("GPU003", 12, 30, False)]
     note = report["findings"][1]
     assert note["severity"] == "note"
     assert "expired on 2020-01-31" in note["message"]
 
 
 def test_bad_expiry_date_is_an_input_error(check):
-    text = POD.replace(
+    text = REQUEST_POD.replace(
         "nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable=GPU101 until=31.12.2026 x"
     )
     code, report = check(text, "--select", "GPU101")
@@ -212,39 +178,39 @@ def test_bad_expiry_date_is_an_input_error(check):
 
 
 def test_comment_without_rules_is_an_input_error(check):
-    text = POD.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable")
+    text = REQUEST_POD.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable")
     code, report = check(text, "--select", "GPU101")
     assert code == 2 and (report["errors"][0]["line"], report["errors"][0]["column"]) == (12, 30)
 
 
 def test_missing_reason_is_a_note_and_still_suppresses(check):
-    text = POD.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable=GPU101")
+    text = REQUEST_POD.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable=GPU101")
     code, report = check(text, "--select", "GPU002,GPU101")
     assert code == 0
-    assert _state(report) == [("GPU101", 12, 11, True), ("GPU002", 12, 30, False)]
+    assert suppression_state(report) == [("GPU101", 12, 11, True), ("GPU002", 12, 30, False)]
     assert report["findings"][1]["severity"] == "note"
 
 
 def test_annotation_without_reason_is_reported_at_the_annotation(check):
-    text = _annotated('    ignore-check.gpulint.io/GPU101: ""\n')
+    text = annotated('    ignore-check.gpulint.io/GPU101: ""\n')
     code, report = check(text, "--select", "GPU002,GPU101")
     assert code == 0
-    assert _state(report) == [("GPU002", 6, 5, False), ("GPU101", 13, 11, True)]
+    assert suppression_state(report) == [("GPU002", 6, 5, False), ("GPU101", 13, 11, True)]
 
 
 @pytest.mark.parametrize("how", [("--require-reason",), ()])
 def test_require_reason_makes_it_an_error_and_the_finding_returns(check, tmp_path, how):
     if not how:
         (tmp_path / ".gpulint.yaml").write_text("require-reason: true\n")
-    text = POD.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable=GPU101")
+    text = REQUEST_POD.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable=GPU101")
     code, report = check(text, "--select", "GPU002,GPU101", *how)
     assert code == 1
-    assert _state(report) == [("GPU101", 12, 11, False), ("GPU002", 12, 30, False)]
+    assert suppression_state(report) == [("GPU101", 12, 11, False), ("GPU002", 12, 30, False)]
     assert report["findings"][1]["severity"] == "error"
 
 
 def test_unused_suppressions_are_notes(check):
-    text = _annotated('    ignore-check.gpulint.io/GPU301: "we pin by digest elsewhere"\n').replace(
+    text = annotated('    ignore-check.gpulint.io/GPU301: "we pin by digest elsewhere"\n').replace(
         "name: trainer", "name: trainer  # gpulint: disable=GPU101,GPU999 wrong line"
     )
     code, report = check(text, "--select", "GPU001,GPU101,GPU301")
@@ -259,7 +225,9 @@ def test_unused_suppressions_are_notes(check):
 
 
 def test_unused_note_says_when_the_rule_did_not_run(check):
-    text = POD.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable=GPU101 known")
+    text = REQUEST_POD.replace(
+        "nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable=GPU101 known"
+    )
     _, report = check(text, "--select", "GPU001")
     assert [f["message"] for f in report["findings"]] == [
         "suppression comment 'disable=GPU101': GPU101 did not run (not selected), "
@@ -268,7 +236,7 @@ def test_unused_note_says_when_the_rule_did_not_run(check):
 
 
 def test_no_suppressions_shows_everything(check):
-    text = _annotated('    ignore-check.gpulint.io/GPU101: "x"\n').replace(
+    text = annotated('    ignore-check.gpulint.io/GPU101: "x"\n').replace(
         "nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable=GPU106"
     )
     code, report = check(text, "--select", "GPU001,GPU002,GPU101,GPU106", "--no-suppressions")
@@ -280,14 +248,16 @@ def test_no_suppressions_shows_everything(check):
 
 
 def test_text_summary_counts_suppressed_and_hides_them(check):
-    text = POD.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable=GPU101 ok")
+    text = REQUEST_POD.replace(
+        "nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable=GPU101 ok"
+    )
     code, out = check(text, "--select", "GPU101", fmt="text")
     assert code == 0
     assert out == "0 error(s), 0 warning(s), 0 note(s), 1 suppressed in 1 file\n"
 
 
 def test_sarif_keeps_suppressed_findings_with_justification(check):
-    text = _annotated('    ignore-check.gpulint.io/GPU106: "platform sizes pods"\n').replace(
+    text = annotated('    ignore-check.gpulint.io/GPU106: "platform sizes pods"\n').replace(
         "nvidia.com/gpu: 1", "nvidia.com/gpu: 1  # gpulint: disable=GPU101 webhook adds it"
     )
     code, out = check(text, "--select", "GPU101,GPU106", fmt="sarif")
@@ -307,7 +277,7 @@ def test_config_exemption_is_external_in_sarif(check, tmp_path):
     (tmp_path / ".gpulint.yaml").write_text(
         "exemptions:\n  - names: [train]\n    reason: legacy pod\n"
     )
-    code, out = check(POD, "--select", "GPU101", fmt="sarif")
+    code, out = check(REQUEST_POD, "--select", "GPU101", fmt="sarif")
     log = json.loads(out)
     jsonschema.validate(log, sarif_schema())
     assert code == 0
@@ -329,7 +299,7 @@ def test_comment_in_a_helm_template_silences_the_mapped_finding(chart, real_helm
     result = run_cli("check", "--format", "json", "--select", "GPU001,GPU101", "mychart")
     report = json.loads(result.stdout)
     assert result.exit_code == 0
-    assert _state(report) == [("GPU101", 17, 15, True)]
+    assert suppression_state(report) == [("GPU101", 17, 15, True)]
     assert report["findings"][0]["path"] == "mychart/templates/deployment.yaml"
 
 
@@ -370,7 +340,10 @@ def test_kustomize_origin_file_comments_and_annotations(tmp_path, monkeypatch):
     report = json.loads(result.stdout)
     assert report["errors"] == [] and result.exit_code == 0
     # Both renders point at the base file; every finding is silenced, no note is left.
-    assert sorted(set(_state(report))) == [("GPU101", 15, 15, True), ("GPU106", 13, 11, True)]
+    assert sorted(set(suppression_state(report))) == [
+        ("GPU101", 15, 15, True),
+        ("GPU106", 13, 11, True),
+    ]
     assert {f["path"] for f in report["findings"]} == {"base/job.yaml"}
 
 

@@ -2,75 +2,24 @@
 
 from __future__ import annotations
 
-import textwrap
-
 from gpulint.model.profile import ClusterConfig, GpuNodeGroup, GpuTaint, Observations, decide
-from tests.helpers import findings_json, run_cli, where
-
-POD = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: train
-spec:
-{scheduling}
-  containers:
-    - name: trainer
-      image: nvcr.io/nvidia/pytorch:24.05-py3
-      resources:
-        limits:
-          nvidia.com/gpu: 1
-          cpu: "4"
-          memory: 16Gi
-"""
-
-
-def pod(scheduling: str = "  restartPolicy: Never") -> str:
-    return POD.format(scheduling=scheduling)
-
-
-def node(name: str, product: str, taint: bool = True, gpus: int = 8) -> str:
-    taints = "  taints:\n    - {key: nvidia.com/gpu, value: present, effect: NoSchedule}\n"
-    return (
-        f"apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  labels:\n"
-        f"    nvidia.com/gpu.product: {product}\nspec:\n{taints if taint else '  {}'}\n"
-        f"status:\n  allocatable:\n    nvidia.com/gpu: '{gpus}'\n"
-    )
-
-
-NODEPOOL = """\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata:
-  name: gpu
-spec:
-  template:
-    spec:
-      requirements:
-        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5, g6]}
-      taints:
-        - {key: nvidia.com/gpu, effect: NoSchedule}
-"""
-
-
-def _files(tmp_path, **files: str) -> list[str]:
-    paths = []
-    for name, text in files.items():
-        path = tmp_path / f"{name}.yaml"
-        path.write_text(textwrap.dedent(text))
-        paths.append(str(path))
-    return paths
-
-
-def _held(report: dict) -> dict[str, list[str]]:
-    return {h["code"]: h["needs"] for h in report.get("heldBack", [])}
+from tests.helpers import (
+    GPU_NODEPOOL,
+    findings_json,
+    gpu_node,
+    held_back,
+    run_cli,
+    trainer_pod,
+    where,
+    write_files,
+)
 
 
 def test_without_facts_gpu201_and_gpu202_are_held_back_and_said_once(tmp_path):
-    paths = _files(tmp_path, app=pod())
+    paths = write_files(tmp_path, app=trainer_pod())
     report = findings_json(*paths, "--select", "GPU201,GPU202")
     assert report["findings"] == []
-    assert _held(report) == {"GPU201": ["gpu-models"], "GPU202": ["gpu-taints"]}
+    assert held_back(report) == {"GPU201": ["gpu-models"], "GPU202": ["gpu-taints"]}
     result = run_cli("check", *paths, "--select", "GPU201,GPU202")
     assert result.exit_code == 0
     notes = [line for line in result.stdout.splitlines() if "held back" in line]
@@ -84,35 +33,39 @@ def test_without_facts_gpu201_and_gpu202_are_held_back_and_said_once(tmp_path):
 
 
 def test_a_nodepool_in_another_file_of_the_run_establishes_taints_and_models(tmp_path):
-    paths = _files(tmp_path, app=pod(), pool=NODEPOOL)
+    paths = write_files(tmp_path, app=trainer_pod(), pool=GPU_NODEPOOL)
     report = findings_json(*paths, "--select", "GPU201,GPU202")
     # g5 (A10G) and g6 (L4): two models; the NodePool taints nvidia.com/gpu.
     assert sorted(where(report["findings"])) == [("GPU201", 12, 11), ("GPU202", 12, 11)]
     assert "(the cluster has a10g, l4)" in report["findings"][0]["message"]
-    assert _held(report) == {}
+    assert held_back(report) == {}
 
 
 def test_cluster_nodes_one_model_and_an_untainted_kind_settle_both_rules(tmp_path):
-    app = _files(tmp_path, app=pod())
-    nodes = _files(tmp_path, nodes=node("a", "NVIDIA-L4") + "---\n" + node("b", "NVIDIA-L4", False))
+    app = write_files(tmp_path, app=trainer_pod())
+    nodes = write_files(
+        tmp_path, nodes=gpu_node("a", "NVIDIA-L4") + "---\n" + gpu_node("b", "NVIDIA-L4", False)
+    )
     report = findings_json(*app, "--cluster", nodes[0], "--select", "GPU201,GPU202")
     # One model: any GPU is that one; an untainted GPU node takes the pod: nothing to report
     # and nothing held back.
-    assert report["findings"] == [] and _held(report) == {}
+    assert report["findings"] == [] and held_back(report) == {}
 
 
 def test_cluster_nodes_two_models_and_all_tainted(tmp_path):
-    app = _files(tmp_path, app=pod())
-    nodes = _files(tmp_path, nodes=node("a", "NVIDIA-L4") + "---\n" + node("b", "NVIDIA-H100"))
+    app = write_files(tmp_path, app=trainer_pod())
+    nodes = write_files(
+        tmp_path, nodes=gpu_node("a", "NVIDIA-L4") + "---\n" + gpu_node("b", "NVIDIA-H100")
+    )
     report = findings_json(*app, "--cluster", nodes[0], "--select", "GPU201,GPU202")
     assert sorted(where(report["findings"])) == [("GPU201", 12, 11), ("GPU202", 12, 11)]
 
 
 def test_gke_selector_says_gke_which_adds_the_toleration(tmp_path):
-    gke = pod("  nodeSelector:\n    cloud.google.com/gke-accelerator: nvidia-l4")
-    paths = _files(tmp_path, gke=gke, plain=pod())
+    gke = trainer_pod("  nodeSelector:\n    cloud.google.com/gke-accelerator: nvidia-l4")
+    paths = write_files(tmp_path, gke=gke, plain=trainer_pod())
     report = findings_json(*paths, "--select", "GPU202")
-    assert report["findings"] == [] and _held(report) == {}
+    assert report["findings"] == [] and held_back(report) == {}
     # A workload's selector only quiets: that the GPU nodes are tainted (which makes GPU207
     # report an infrastructure DaemonSet without the toleration) takes a GKE cluster object.
     daemonset = """\
@@ -126,20 +79,20 @@ def test_gke_selector_says_gke_which_adds_the_toleration(tmp_path):
                 - name: exporter
                   image: nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.0-ubuntu22.04
         """
-    paths += _files(tmp_path, ds=daemonset)
+    paths += write_files(tmp_path, ds=daemonset)
     report = findings_json(*paths, "--select", "GPU207")
-    assert report["findings"] == [] and _held(report) == {"GPU207": ["gpu-taints"]}
+    assert report["findings"] == [] and held_back(report) == {"GPU207": ["gpu-taints"]}
     gke_node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: cpu-0\n  labels:\n"
     gke_node += "    cloud.google.com/gke-nodepool: default-pool\n"
-    nodes = _files(tmp_path, nodes=gke_node)
+    nodes = write_files(tmp_path, nodes=gke_node)
     report = findings_json(*paths, "--cluster", nodes[0], "--select", "GPU207")
     assert where(report["findings"]) == [("GPU207", 9, 11)]
 
 
 def test_two_providers_make_none(tmp_path):
-    gke = pod("  nodeSelector:\n    cloud.google.com/gke-nodepool: gpu")
-    eks = pod("  nodeSelector:\n    eks.amazonaws.com/nodegroup: gpu")
-    paths = _files(tmp_path, gke=gke, eks=eks, plain=pod())
+    gke = trainer_pod("  nodeSelector:\n    cloud.google.com/gke-nodepool: gpu")
+    eks = trainer_pod("  nodeSelector:\n    eks.amazonaws.com/nodegroup: gpu")
+    paths = write_files(tmp_path, gke=gke, eks=eks, plain=trainer_pod())
     report = findings_json(*paths, "--select", "GPU202")
     # The GKE pod is on GKE (left alone); the others wait for the taint facts.
     assert report["findings"] == []
@@ -161,9 +114,9 @@ def test_gpu201_leaves_daemonsets_alone_they_mean_any_gpu(tmp_path):
                   image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
                   resources: {limits: {nvidia.com/gpu: 1}}
         """
-    paths = _files(tmp_path, probe=probe, pool=NODEPOOL)
+    paths = write_files(tmp_path, probe=probe, pool=GPU_NODEPOOL)
     report = findings_json(*paths, "--select", "GPU201")
-    assert report["findings"] == [] and _held(report) == {}
+    assert report["findings"] == [] and held_back(report) == {}
 
 
 def test_decide_weighs_config_over_objects():
@@ -181,12 +134,12 @@ def test_decide_weighs_config_over_objects():
 
 def test_gpu106_best_effort_is_a_warning_burstable_a_note(tmp_path):
     # restartPolicy Always: a long-running pod (a one-off one is a note: tests/test_gpu106_tiers.py)
-    always = pod("  restartPolicy: Always")
+    always = trainer_pod("  restartPolicy: Always")
     best_effort = always.replace('          cpu: "4"\n          memory: 16Gi\n', "")
     burstable = best_effort.replace(
         "      resources:\n", '      resources:\n        requests:\n          cpu: "2"\n'
     )
-    paths = _files(tmp_path, be=best_effort, bu=burstable)
+    paths = write_files(tmp_path, be=best_effort, bu=burstable)
     report = findings_json(*paths, "--select", "GPU106")
     found = {f["path"].rsplit("/", 1)[1]: f for f in report["findings"]}
     assert found["be.yaml"]["severity"] == "warning"
@@ -206,9 +159,9 @@ def test_a_runtime_class_adds_its_tolerations_to_the_pods_that_name_it(tmp_path)
           tolerations:
             - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
         """
-    named = pod("  runtimeClassName: nvidia-gpu")
-    other = pod("  runtimeClassName: runc")
-    paths = _files(tmp_path, rc=runtime, pool=NODEPOOL, named=named, other=other)
+    named = trainer_pod("  runtimeClassName: nvidia-gpu")
+    other = trainer_pod("  runtimeClassName: runc")
+    paths = write_files(tmp_path, rc=runtime, pool=GPU_NODEPOOL, named=named, other=other)
     report = findings_json(*paths, "--select", "GPU202")
     assert [(f["path"].rsplit("/", 1)[1], f["line"]) for f in report["findings"]] == [
         ("other.yaml", 12)
@@ -216,19 +169,19 @@ def test_a_runtime_class_adds_its_tolerations_to_the_pods_that_name_it(tmp_path)
 
 
 def test_gpu104_takes_the_largest_node_of_the_inventory(tmp_path):
-    twelve = pod().replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 12")
-    app = _files(tmp_path, app=twelve)
-    eight = _files(tmp_path, eight=node("a", "NVIDIA-H100-80GB-HBM3", gpus=8))
+    twelve = trainer_pod().replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 12")
+    app = write_files(tmp_path, app=twelve)
+    eight = write_files(tmp_path, eight=gpu_node("a", "NVIDIA-H100-80GB-HBM3", gpus=8))
     report = findings_json(*app, "--cluster", eight[0], "--select", "GPU104")
     assert where(report["findings"]) == [("GPU104", 12, 11)]
     assert "no node of the cluster holds more than 8" in report["findings"][0]["message"]
-    sixteen = _files(tmp_path, sixteen=node("b", "NVIDIA-A100-SXM4-40GB", gpus=16))
+    sixteen = write_files(tmp_path, sixteen=gpu_node("b", "NVIDIA-A100-SXM4-40GB", gpus=16))
     report = findings_json(*app, "--cluster", sixteen[0], "--select", "GPU104")
-    assert report["findings"] == [] and _held(report) == {}
+    assert report["findings"] == [] and held_back(report) == {}
 
 
 def test_verbose_says_where_each_fact_came_from(tmp_path):
-    paths = _files(tmp_path, app=pod(), pool=NODEPOOL)
+    paths = write_files(tmp_path, app=trainer_pod(), pool=GPU_NODEPOOL)
     out = run_cli("check", *paths, "--select", "GPU202", "--verbose").stdout
     pool = f"NodePool gpu ({tmp_path}/pool.yaml)"
     assert (
@@ -240,7 +193,7 @@ def test_verbose_says_where_each_fact_came_from(tmp_path):
 
 
 def test_github_format_says_once_what_was_held_back(tmp_path):
-    paths = _files(tmp_path, app=pod())
+    paths = write_files(tmp_path, app=trainer_pod())
     out = run_cli("check", *paths, "--select", "GPU202", "--format", "github").stdout
     assert out.splitlines() == [
         "::notice title=gpulint::1 finding(s) of GPU202 held back for want of cluster facts "
@@ -264,17 +217,17 @@ def test_odd_shapes_in_profile_objects_are_not_facts_and_break_nothing(tmp_path)
         ---
         kind: Node
         """
-    paths = _files(tmp_path, odd=odd, app=pod())
+    paths = write_files(tmp_path, odd=odd, app=trainer_pod())
     report = findings_json(*paths, "--select", "GPU202")
-    assert report["findings"] == [] and _held(report) == {"GPU202": ["gpu-taints"]}
+    assert report["findings"] == [] and held_back(report) == {"GPU202": ["gpu-taints"]}
 
 
 def test_config_gpu_models_one_settles_two_establish(tmp_path):
-    paths = _files(tmp_path, app=pod())
+    paths = write_files(tmp_path, app=trainer_pod())
     config = tmp_path / "models.gpulint.yaml"
     config.write_text("cluster:\n  gpu-models: [NVIDIA-L4]\n")
     report = findings_json(*paths, "--select", "GPU201", "--config", str(config))
-    assert report["findings"] == [] and _held(report) == {}
+    assert report["findings"] == [] and held_back(report) == {}
     config.write_text("cluster:\n  gpu-models: [NVIDIA-L4, NVIDIA-H100-80GB-HBM3]\n")
     report = findings_json(*paths, "--select", "GPU201", "--config", str(config))
     assert where(report["findings"]) == [("GPU201", 12, 11)]
@@ -296,10 +249,10 @@ def test_gpu207_holds_infrastructure_to_what_the_rest_of_it_tolerates(tmp_path):
     )
     gfd = _daemonset("gpu-feature-discovery", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0")
     dcgm = _daemonset("dcgm-exporter", "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.0-ubuntu22.04")
-    alone = _files(tmp_path, dcgm=dcgm)
+    alone = write_files(tmp_path, dcgm=dcgm)
     report = findings_json(*alone, "--select", "GPU207")
-    assert report["findings"] == [] and _held(report) == {"GPU207": ["gpu-taints"]}
-    paths = _files(tmp_path, plugin=plugin, gfd=gfd)
+    assert report["findings"] == [] and held_back(report) == {"GPU207": ["gpu-taints"]}
+    paths = write_files(tmp_path, plugin=plugin, gfd=gfd)
     report = findings_json(*paths, "--select", "GPU207")
     assert [(f["path"].rsplit("/", 1)[1], f["line"]) for f in report["findings"]] == [
         ("gfd.yaml", 9)
@@ -321,17 +274,17 @@ def test_probes_and_placeholders_are_left_to_run_on_any_gpu(tmp_path):
     probe = job("smi", '          command: [sh, -c, "nvidia-smi; sleep 3600"]\n')
     loop = job("loop", '          args: ["while true; do nvidia-smi -L; sleep 10; done"]\n')
     work = job("train", '          command: [sh, -c, "nvidia-smi && python train.py"]\n')
-    paths = _files(tmp_path, probe=probe, loop=loop, work=work, pool=NODEPOOL)
+    paths = write_files(tmp_path, probe=probe, loop=loop, work=work, pool=GPU_NODEPOOL)
     report = findings_json(*paths, "--select", "GPU106,GPU201")
     found = sorted((f["path"].rsplit("/", 1)[1], f["code"]) for f in report["findings"])
     assert found == [("work.yaml", "GPU106"), ("work.yaml", "GPU201")]
 
 
 def test_a_cuda_sample_image_is_a_probe_whatever_flags_it_gets(tmp_path):
-    sample = pod("  restartPolicy: Never").replace(
+    sample = trainer_pod("  restartPolicy: Never").replace(
         "image: nvcr.io/nvidia/pytorch:24.05-py3",
         "image: nvcr.io/nvidia/k8s/cuda-sample:nbody-cuda11.7.1-ubuntu18.04\n"
         '      args: ["--benchmark"]',
     )
-    paths = _files(tmp_path, sample=sample, pool=NODEPOOL)
+    paths = write_files(tmp_path, sample=sample, pool=GPU_NODEPOOL)
     assert findings_json(*paths, "--select", "GPU201")["findings"] == []

@@ -2,39 +2,9 @@
 
 from __future__ import annotations
 
-from tests.helpers import findings_json, lint, where
-
-
-def _workload(kind: str, resources: str, extra: str = "", name: str = "w", after: str = "") -> str:
-    """A workload whose first GPU resource line is line 14, column 13; ``after`` follows at
-    the pod spec's level (a node selector)."""
-    api = "batch/v1" if kind == "Job" else "apps/v1"
-    return f"""\
-apiVersion: {api}
-kind: {kind}
-metadata:
-  name: {name}
-spec:
-  template:
-    spec:
-      containers:
-      - name: c
-        image: registry.example.com/app:1.0
-        {extra or "args: []"}
-        resources:
-          limits:
-{resources}{after}"""
-
+from tests.helpers import findings_json, gpu_workload, lint, related, where
 
 MIG = "            nvidia.com/mig-1g.10gb: 1\n"
-
-
-def _related(finding: dict) -> list[tuple[str, int, int, str]]:
-    """(file name, line, column, message) of each related location of a JSON finding."""
-    return [
-        (r["path"].rsplit("/", 1)[-1], r["line"], r["column"], r["message"])
-        for r in finding["related"]
-    ]
 
 
 def _policy(strategy: str) -> str:
@@ -49,17 +19,17 @@ def _policy(strategy: str) -> str:
 
 def test_gpu504_single_in_cluster_policy(tmp_path, write):
     write("policy.yaml", _policy("single"))
-    write("job.yaml", _workload("Job", MIG))
+    write("job.yaml", gpu_workload("Job", MIG))
     found = findings_json(str(tmp_path), "--select", "GPU504")["findings"]
     assert where(found) == [("GPU504", 14, 13)]
     assert found[0]["path"].endswith("job.yaml")
     assert "uses MIG strategy single;" in found[0]["message"]
     assert "policy.yaml" not in found[0]["message"]  # the other file is a related location
-    assert _related(found[0]) == [("policy.yaml", 7, 15, "ClusterPolicy p: MIG strategy single")]
+    assert related(found[0]) == [("policy.yaml", 7, 15, "ClusterPolicy p: MIG strategy single")]
 
 
 def test_gpu504_quiet_with_mixed_or_unknown(tmp_path, write):
-    write("job.yaml", _workload("Job", MIG))
+    write("job.yaml", gpu_workload("Job", MIG))
     assert findings_json(str(tmp_path), "--select", "GPU504")["findings"] == []  # no deployment
     write("policy.yaml", _policy("mixed"))
     assert findings_json(str(tmp_path), "--select", "GPU504")["findings"] == []
@@ -84,11 +54,11 @@ def test_gpu504_default_none_of_a_daemonset_and_a_config_map_entry(tmp_path, wri
                 image: nvcr.io/nvidia/k8s-device-plugin:v0.17.4
         """,
     )
-    write("job.yaml", _workload("Job", MIG))
+    write("job.yaml", gpu_workload("Job", MIG))
     found = findings_json(str(tmp_path), "--select", "GPU504")["findings"]
     assert where(found) == [("GPU504", 14, 13)]
     assert "uses MIG strategy none;" in found[0]["message"]
-    assert _related(found[0]) == [
+    assert related(found[0]) == [
         ("ds.yaml", 10, 16, "DaemonSet nvidia-device-plugin: MIG strategy none")
     ]
     # a second deployment whose chart config.map offers mixed: some nodes can serve MIG
@@ -102,7 +72,7 @@ def test_gpu504_default_none_of_a_daemonset_and_a_config_map_entry(tmp_path, wri
 
 def test_gpu504_mig_strategy_label_contradicted(tmp_path, write):
     write("values.yaml", "migStrategy: single\n")
-    pod = _workload(
+    pod = gpu_workload(
         "Deployment",
         "            nvidia.com/gpu: 1\n",
         after="      nodeSelector:\n        nvidia.com/mig.strategy: mixed\n",
@@ -117,14 +87,14 @@ def test_gpu504_mig_strategy_label_contradicted(tmp_path, write):
 
 
 def test_gpu601_shared_resource_and_selector(tmp_path):
-    shared = _workload("Deployment", "            nvidia.com/gpu.shared: 1\n", name="a")
-    selected = _workload(
+    shared = gpu_workload("Deployment", "            nvidia.com/gpu.shared: 1\n", name="a")
+    selected = gpu_workload(
         "StatefulSet",
         "            nvidia.com/gpu: 1\n",
         after="      nodeSelector:\n        nvidia.com/gpu.sharing-strategy: time-slicing\n",
         name="b",
     )
-    batch = _workload("Job", "            nvidia.com/gpu.shared: 1\n", name="c")
+    batch = gpu_workload("Job", "            nvidia.com/gpu.shared: 1\n", name="c")
     found = lint(tmp_path, "---\n".join([shared, selected, batch]), "--select", "GPU601")
     assert where(found) == [("GPU601", 14, 13), ("GPU601", 31, 9)]
     assert "nvidia.com/gpu.sharing-strategy=time-slicing" in found[1]["message"]
@@ -170,7 +140,7 @@ def test_gpu601_resource_replicated_by_a_config_in_another_path(tmp_path, write)
     message = found[0]["message"]
     assert "ConfigMap time-slicing-config" in message and "time-slicing x4" in message
     assert "time-slicing.yaml" not in message
-    assert _related(found[0]) == [
+    assert related(found[0]) == [
         (
             "time-slicing.yaml",
             6,
@@ -188,8 +158,8 @@ def test_gpu601_renamed_resources_and_infrastructure(tmp_path, write):
         "version: v1\nsharing:\n  timeSlicing:\n    renameByDefault: true\n"
         "    resources:\n    - name: nvidia.com/gpu\n      replicas: 2\n",
     )
-    write("web.yaml", _workload("Deployment", "            nvidia.com/gpu: 1\n"))
-    plugin = _workload(
+    write("web.yaml", gpu_workload("Deployment", "            nvidia.com/gpu: 1\n"))
+    plugin = gpu_workload(
         "Deployment", "            nvidia.com/gpu.shared: 1\n", name="exporter"
     ).replace("registry.example.com/app:1.0", "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5")
     write("exporter.yaml", plugin)
@@ -201,8 +171,8 @@ def test_gpu601_renamed_resources_and_infrastructure(tmp_path, write):
 
 
 def test_gpu602_more_than_one_shared_replica(tmp_path, write):
-    write("two.yaml", _workload("Job", "            nvidia.com/gpu.shared: 2\n"))
-    write("one.yaml", _workload("Job", "            nvidia.com/gpu.shared: 1\n", name="one"))
+    write("two.yaml", gpu_workload("Job", "            nvidia.com/gpu.shared: 2\n"))
+    write("one.yaml", gpu_workload("Job", "            nvidia.com/gpu.shared: 1\n", name="one"))
     found = findings_json(str(tmp_path), "--select", "GPU602")["findings"]
     assert where(found) == [("GPU602", 14, 13)]
     assert found[0]["path"].endswith("two.yaml")
@@ -216,19 +186,19 @@ def test_gpu602_mps_config_rejects_by_default(tmp_path, write):
         "        mps:\n          resources:\n          - name: nvidia.com/gpu\n"
         "            replicas: 4\n",
     )
-    write("job.yaml", _workload("Job", "            nvidia.com/gpu: 2\n"))
+    write("job.yaml", gpu_workload("Job", "            nvidia.com/gpu: 2\n"))
     found = findings_json(str(tmp_path), "--select", "GPU602")["findings"]
     assert where(found) == [("GPU602", 14, 13)]
     assert "the kubelet rejects it" in found[0]["message"]
     assert "config 'default' in config.map" in found[0]["message"]
-    assert _related(found[0]) == [
+    assert related(found[0]) == [
         ("values.yaml", 3, 5, "config 'default' in config.map shares nvidia.com/gpu by mps")
     ]
 
 
 def test_gpu504_resource_served_by_a_dra_device_class(tmp_path, write):
     write("policy.yaml", _policy("single"))
-    write("job.yaml", _workload("Job", MIG))
+    write("job.yaml", gpu_workload("Job", MIG))
     write(
         "deviceclass.yaml",
         """\
@@ -247,7 +217,7 @@ def test_gpu504_resource_served_by_a_dra_device_class(tmp_path, write):
 
 
 def test_gpu601_and_gpu602_on_a_shared_product(tmp_path):
-    text = _workload(
+    text = gpu_workload(
         "Deployment",
         "            nvidia.com/gpu: 2\n",
         after="      nodeSelector:\n        nvidia.com/gpu.product: Tesla-T4-SHARED\n",
