@@ -1,4 +1,5 @@
-"""GPUs through DRA are GPUs: GPU107, GPU301, GPU302 and GPU705 count a container's claims."""
+"""GPUs through DRA are GPUs: GPU107, GPU301 and GPU302 count a container's claims (GPU705's
+case: rules/gpu7xx/test_isolation.py)."""
 
 from __future__ import annotations
 
@@ -99,29 +100,3 @@ def test_the_claim_in_another_file_of_the_run(tmp_path):
     (tmp_path / "claim.yaml").write_text(TEMPLATE.format(device_class="gpu.nvidia.com", count=""))
     found = findings_json(str(tmp_path), "--select", "GPU107")["findings"]
     assert [(f["code"], f["line"]) for f in found] == [("GPU107", 13)]  # one GPU by default
-
-
-def test_gpu705_one_gpu_per_container_is_not_a_multi_gpu_process(tmp_path):
-    two = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: two
-spec:
-  containers:
-    - name: a
-      image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
-      command: [python, serve.py]
-      resources: {limits: {nvidia.com/gpu: 1}}
-    - name: b
-      image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
-      command: [python, serve.py]
-      resources: {limits: {nvidia.com/gpu: 2}}
-    - name: probe
-      image: nvidia/cuda:12.4.1-base-ubuntu22.04
-      command: [nvidia-smi]
-      resources: {limits: {nvidia.com/gpu: 2}}
-"""
-    found = lint(tmp_path, two, "--select", "GPU705")
-    assert where(found) == [("GPU705", 11, 7)]  # b holds 2; a holds 1, probe only looks
-    assert "the pod holds 5 GPUs" in found[0]["message"]

@@ -101,24 +101,6 @@ def test_two_providers_make_none(tmp_path):
     ]
 
 
-def test_gpu201_leaves_daemonsets_alone_they_mean_any_gpu(tmp_path):
-    probe = """\
-        apiVersion: apps/v1
-        kind: DaemonSet
-        metadata: {name: gpu-probe}
-        spec:
-          template:
-            spec:
-              containers:
-                - name: probe
-                  image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
-                  resources: {limits: {nvidia.com/gpu: 1}}
-        """
-    paths = write_files(tmp_path, probe=probe, pool=GPU_NODEPOOL)
-    report = findings_json(*paths, "--select", "GPU201")
-    assert report["findings"] == [] and held_back(report) == {}
-
-
 def test_decide_weighs_config_over_objects():
     seen = Observations()
     seen.groups.append(GpuNodeGroup("Node a", (GpuTaint("nvidia.com/gpu"),), frozenset({"T4"})))
@@ -130,23 +112,6 @@ def test_decide_weighs_config_over_objects():
     # A group that does not name its model leaves one named model unproven.
     seen.groups.append(GpuNodeGroup("NodePool p", (GpuTaint("nvidia.com/gpu"),)))
     assert decide(ClusterConfig(), seen).gpu_models is None
-
-
-def test_gpu106_best_effort_is_a_warning_burstable_a_note(tmp_path):
-    # restartPolicy Always: a long-running pod (a one-off one is a note: tests/test_gpu106_tiers.py)
-    always = trainer_pod("  restartPolicy: Always")
-    best_effort = always.replace('          cpu: "4"\n          memory: 16Gi\n', "")
-    burstable = best_effort.replace(
-        "      resources:\n", '      resources:\n        requests:\n          cpu: "2"\n'
-    )
-    paths = write_files(tmp_path, be=best_effort, bu=burstable)
-    report = findings_json(*paths, "--select", "GPU106")
-    found = {f["path"].rsplit("/", 1)[1]: f for f in report["findings"]}
-    assert found["be.yaml"]["severity"] == "warning"
-    assert "BestEffort" in found["be.yaml"]["message"]
-    assert found["bu.yaml"]["severity"] == "note"
-    assert "Burstable, not Guaranteed" in found["bu.yaml"]["message"]
-    assert "BestEffort" not in found["bu.yaml"]["message"]
 
 
 def test_a_runtime_class_adds_its_tolerations_to_the_pods_that_name_it(tmp_path):
@@ -166,18 +131,6 @@ def test_a_runtime_class_adds_its_tolerations_to_the_pods_that_name_it(tmp_path)
     assert [(f["path"].rsplit("/", 1)[1], f["line"]) for f in report["findings"]] == [
         ("other.yaml", 12)
     ]
-
-
-def test_gpu104_takes_the_largest_node_of_the_inventory(tmp_path):
-    twelve = trainer_pod().replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 12")
-    app = write_files(tmp_path, app=twelve)
-    eight = write_files(tmp_path, eight=gpu_node("a", "NVIDIA-H100-80GB-HBM3", gpus=8))
-    report = findings_json(*app, "--cluster", eight[0], "--select", "GPU104")
-    assert where(report["findings"]) == [("GPU104", 12, 11)]
-    assert "no node of the cluster holds more than 8" in report["findings"][0]["message"]
-    sixteen = write_files(tmp_path, sixteen=gpu_node("b", "NVIDIA-A100-SXM4-40GB", gpus=16))
-    report = findings_json(*app, "--cluster", sixteen[0], "--select", "GPU104")
-    assert report["findings"] == [] and held_back(report) == {}
 
 
 def test_verbose_says_where_each_fact_came_from(tmp_path):
@@ -232,34 +185,6 @@ def test_config_gpu_models_one_settles_two_establish(tmp_path):
     report = findings_json(*paths, "--select", "GPU201", "--config", str(config))
     assert where(report["findings"]) == [("GPU201", 12, 11)]
     assert "(the cluster has NVIDIA-H100-80GB-HBM3, NVIDIA-L4)" in report["findings"][0]["message"]
-
-
-def _daemonset(name: str, image: str, tolerations: str = "") -> str:
-    return (
-        f"apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: {name}}}\nspec:\n"
-        f"  template:\n    spec:\n{tolerations}      containers:\n"
-        f"        - name: main\n          image: {image}\n"
-    )
-
-
-def test_gpu207_holds_infrastructure_to_what_the_rest_of_it_tolerates(tmp_path):
-    tolerant = "      tolerations:\n        - {key: nvidia.com/gpu, operator: Exists}\n"
-    plugin = _daemonset(
-        "nvidia-device-plugin", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0", tolerant
-    )
-    gfd = _daemonset("gpu-feature-discovery", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0")
-    dcgm = _daemonset("dcgm-exporter", "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.0-ubuntu22.04")
-    alone = write_files(tmp_path, dcgm=dcgm)
-    report = findings_json(*alone, "--select", "GPU207")
-    assert report["findings"] == [] and held_back(report) == {"GPU207": ["gpu-taints"]}
-    paths = write_files(tmp_path, plugin=plugin, gfd=gfd)
-    report = findings_json(*paths, "--select", "GPU207")
-    assert [(f["path"].rsplit("/", 1)[1], f["line"]) for f in report["findings"]] == [
-        ("gfd.yaml", 9)
-    ]
-    message = report["findings"][0]["message"]
-    assert "(DaemonSet nvidia-device-plugin of this run tolerates it)" in message
-    assert message.endswith("and they get no GPU labels from it")
 
 
 def test_probes_and_placeholders_are_left_to_run_on_any_gpu(tmp_path):

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from tests.helpers import findings_json, lint, where
+from tests.helpers import (
+    findings_json,
+    gpu_node,
+    held_back,
+    lint,
+    trainer_pod,
+    where,
+    write_files,
+)
 
 
 def pod(containers: str, spec_extra: str = "", kind: str = "Pod") -> str:
@@ -558,3 +566,32 @@ def test_gpu103_placeholders_of_every_syntax_and_gpu102_defers_to_it(tmp_path):
     # one root cause, one finding: the fraction (GPU103), not also the mismatch (GPU102)
     assert where(found) == [("GPU103", 16, 36)]
     assert "0.5 must be an integer" in found[0]["message"]
+
+
+def test_gpu106_best_effort_is_a_warning_burstable_a_note(tmp_path):
+    # restartPolicy Always: a long-running pod (a one-off one is a note: tests/test_gpu106_tiers.py)
+    always = trainer_pod("  restartPolicy: Always")
+    best_effort = always.replace('          cpu: "4"\n          memory: 16Gi\n', "")
+    burstable = best_effort.replace(
+        "      resources:\n", '      resources:\n        requests:\n          cpu: "2"\n'
+    )
+    paths = write_files(tmp_path, be=best_effort, bu=burstable)
+    report = findings_json(*paths, "--select", "GPU106")
+    found = {f["path"].rsplit("/", 1)[1]: f for f in report["findings"]}
+    assert found["be.yaml"]["severity"] == "warning"
+    assert "BestEffort" in found["be.yaml"]["message"]
+    assert found["bu.yaml"]["severity"] == "note"
+    assert "Burstable, not Guaranteed" in found["bu.yaml"]["message"]
+    assert "BestEffort" not in found["bu.yaml"]["message"]
+
+
+def test_gpu104_takes_the_largest_node_of_the_inventory(tmp_path):
+    twelve = trainer_pod().replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 12")
+    app = write_files(tmp_path, app=twelve)
+    eight = write_files(tmp_path, eight=gpu_node("a", "NVIDIA-H100-80GB-HBM3", gpus=8))
+    report = findings_json(*app, "--cluster", eight[0], "--select", "GPU104")
+    assert where(report["findings"]) == [("GPU104", 12, 11)]
+    assert "no node of the cluster holds more than 8" in report["findings"][0]["message"]
+    sixteen = write_files(tmp_path, sixteen=gpu_node("b", "NVIDIA-A100-SXM4-40GB", gpus=16))
+    report = findings_json(*app, "--cluster", sixteen[0], "--select", "GPU104")
+    assert report["findings"] == [] and held_back(report) == {}

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from tests.helpers import gpu_pod, lint, lint_known, where
+from tests.helpers import (
+    GPU_NODEPOOL,
+    findings_json,
+    gpu_pod,
+    held_back,
+    lint,
+    lint_known,
+    where,
+    write_files,
+)
 
-# These rules report only what the cluster profile establishes (tests/test_profile.py
+# These rules report only what the cluster profile establishes (tests/model/test_profile.py
 # covers where the facts come from); most tests here give them the facts.
 known = lint_known
 
@@ -362,3 +371,74 @@ def test_gpu201_advice_follows_the_gpu_vendor(tmp_path):
     assert where(found) == [("GPU201", 12, 11)]
     assert "amd.com/gpu.family" in found[0]["message"]
     assert "nvidia.com/gpu.product" not in found[0]["message"]
+
+
+def test_gpu202_kueue_adds_the_flavor_tolerations(tmp_path):
+    job = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+{labels}spec:
+  template:
+    {template}spec:
+      restartPolicy: Never
+      containers:
+        - name: t
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources: {{limits: {{nvidia.com/gpu: 1}}}}
+"""
+    queued = job.format(labels="  labels: {kueue.x-k8s.io/queue-name: gpu}\n", template="")
+    assert lint_known(tmp_path, queued, "--select", "GPU202") == []
+    on_template = job.format(
+        labels="", template="metadata: {labels: {kueue.x-k8s.io/queue-name: gpu}}\n    "
+    )
+    assert lint_known(tmp_path, on_template, "--select", "GPU202") == []
+    plain = job.format(labels="", template="")
+    assert [f["code"] for f in lint_known(tmp_path, plain, "--select", "GPU202")] == ["GPU202"]
+
+
+def test_gpu201_leaves_daemonsets_alone_they_mean_any_gpu(tmp_path):
+    probe = """\
+        apiVersion: apps/v1
+        kind: DaemonSet
+        metadata: {name: gpu-probe}
+        spec:
+          template:
+            spec:
+              containers:
+                - name: probe
+                  image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+                  resources: {limits: {nvidia.com/gpu: 1}}
+        """
+    paths = write_files(tmp_path, probe=probe, pool=GPU_NODEPOOL)
+    report = findings_json(*paths, "--select", "GPU201")
+    assert report["findings"] == [] and held_back(report) == {}
+
+
+def _daemonset(name: str, image: str, tolerations: str = "") -> str:
+    return (
+        f"apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: {name}}}\nspec:\n"
+        f"  template:\n    spec:\n{tolerations}      containers:\n"
+        f"        - name: main\n          image: {image}\n"
+    )
+
+
+def test_gpu207_holds_infrastructure_to_what_the_rest_of_it_tolerates(tmp_path):
+    tolerant = "      tolerations:\n        - {key: nvidia.com/gpu, operator: Exists}\n"
+    plugin = _daemonset(
+        "nvidia-device-plugin", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0", tolerant
+    )
+    gfd = _daemonset("gpu-feature-discovery", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0")
+    dcgm = _daemonset("dcgm-exporter", "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.0-ubuntu22.04")
+    alone = write_files(tmp_path, dcgm=dcgm)
+    report = findings_json(*alone, "--select", "GPU207")
+    assert report["findings"] == [] and held_back(report) == {"GPU207": ["gpu-taints"]}
+    paths = write_files(tmp_path, plugin=plugin, gfd=gfd)
+    report = findings_json(*paths, "--select", "GPU207")
+    assert [(f["path"].rsplit("/", 1)[1], f["line"]) for f in report["findings"]] == [
+        ("gfd.yaml", 9)
+    ]
+    message = report["findings"][0]["message"]
+    assert "(DaemonSet nvidia-device-plugin of this run tolerates it)" in message
+    assert message.endswith("and they get no GPU labels from it")

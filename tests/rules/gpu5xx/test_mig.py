@@ -271,3 +271,19 @@ def test_dra_container_naming_one_request(tmp_path):
     two = MIG_TEMPLATE.format(count=2, request="\n            request: small")
     found = lint(tmp_path, two, "--select", "GPU503")
     assert where(found) == [("GPU503", 30, 13)]
+
+
+def test_gpu501_placeholder_profile_is_not_judged(tmp_path):
+    text = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+    - name: c
+      image: x/y:1
+      resources:
+        limits: {"nvidia.com/mig-${PROFILE}": 1, nvidia.com/mig-1g.11gb: 1}
+"""
+    found = lint(tmp_path, text, "--select", "GPU501")
+    assert [f["message"].split(":")[0] for f in found] == ["nvidia.com/mig-1g.11gb"]

@@ -464,3 +464,61 @@ spec:
     assert lint(tmp_path, wide, "--select", "GPU702,GPU107") == []
     no_command = text.replace("args: [--model=m, --tensor-parallel-size=8]", "args: [serve.py]")
     assert lint(tmp_path, no_command, "--select", "GPU702") == []
+
+
+_DYNAMO = """\
+    apiVersion: nvidia.com/v1alpha1
+    kind: DynamoGraphDeployment
+    metadata:
+      name: llm
+    spec:
+      services:
+        VllmWorker:
+          extraPodSpec:
+            containers:
+              - name: main
+                image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.4.0
+                resources:
+                  limits:
+                    nvidia.com/gpu: 2
+    """
+
+
+def test_gpu705_dynamo_operator_mounts_shm_itself(tmp_path):
+    assert lint(tmp_path, _DYNAMO, "--select", "GPU705") == []
+    # ClusterPolicy and other nvidia.com kinds get no such volume from the Dynamo operator
+    other = _DYNAMO.replace("kind: DynamoGraphDeployment", "kind: SomethingElse")
+    assert where(lint(tmp_path, other, "--select", "GPU705")) == [("GPU705", 10, 13)]
+
+
+def test_gpu705_dynamo_component_that_disables_shared_memory_is_checked(tmp_path):
+    disabled = _DYNAMO.replace(
+        "        VllmWorker:\n", "        VllmWorker:\n          sharedMemory: {disabled: true}\n"
+    )
+    assert where(lint(tmp_path, disabled, "--select", "GPU705")) == [("GPU705", 11, 13)]
+
+
+def test_gpu705_one_gpu_per_container_is_not_a_multi_gpu_process(tmp_path):
+    two = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: two
+spec:
+  containers:
+    - name: a
+      image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
+      command: [python, serve.py]
+      resources: {limits: {nvidia.com/gpu: 1}}
+    - name: b
+      image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
+      command: [python, serve.py]
+      resources: {limits: {nvidia.com/gpu: 2}}
+    - name: probe
+      image: nvidia/cuda:12.4.1-base-ubuntu22.04
+      command: [nvidia-smi]
+      resources: {limits: {nvidia.com/gpu: 2}}
+"""
+    found = lint(tmp_path, two, "--select", "GPU705")
+    assert where(found) == [("GPU705", 11, 7)]  # b holds 2; a holds 1, probe only looks
+    assert "the pod holds 5 GPUs" in found[0]["message"]
