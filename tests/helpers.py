@@ -278,3 +278,19 @@ def annotated(annotations: str) -> str:
 def suppression_state(report: dict) -> list[tuple]:
     """(code, line, column, suppressed) of every finding."""
     return [(f["code"], f["line"], f["column"], f["suppressed"]) for f in report["findings"]]
+
+
+# A Pod with a GPU request whose limits are LIMIT: replace it with what a test needs.
+MALFORMED_LIMITS = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+    - name: c
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        requests: {nvidia.com/gpu: 1}
+        limits: LIMIT
+"""

@@ -16,21 +16,7 @@ from gpulint.cli import main as cli_main
 from gpulint.engine import run as engine
 from gpulint.findings import Severity
 from gpulint.rules.registry import Report, Rule
-from tests.helpers import KNOWN_CLUSTER, run_cli
-
-MALFORMED_LIMITS = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: p
-spec:
-  containers:
-    - name: c
-      image: nvcr.io/nvidia/pytorch:24.05-py3
-      resources:
-        requests: {nvidia.com/gpu: 1}
-        limits: LIMIT
-"""
+from tests.helpers import KNOWN_CLUSTER, MALFORMED_LIMITS, run_cli
 
 
 def _json(*args: str) -> tuple[int, dict]:
@@ -39,7 +25,7 @@ def _json(*args: str) -> tuple[int, dict]:
 
 
 def _known(tmp_path: Path) -> tuple[str, str]:
-    """--config with the cluster facts GPU201 and GPU202 need to report (conftest)."""
+    """--config with the cluster facts GPU201 and GPU202 need to report (tests/helpers.py)."""
     config = tmp_path / "known-cluster.gpulint.yaml"
     config.write_text(KNOWN_CLUSTER)
     return "--config", str(config)
@@ -690,53 +676,5 @@ def _with(ctx, rule):
     return ctx
 
 
-# --- 14. GPU resource names the API server sees differently -------------------------------------
-
-
-def _named(tmp_path: Path, name: str) -> list[tuple[str, int, int, str]]:
-    path = tmp_path / "pod.yaml"
-    path.write_text(
-        MALFORMED_LIMITS.replace("requests: {nvidia.com/gpu: 1}", "requests: {}").replace(
-            "LIMIT", "{" + json.dumps(name) + ": 1}"
-        )
-    )
-    _, report = _json("--select", "GPU109", str(path))
-    return [(f["code"], f["line"], f["column"], f["message"]) for f in report["findings"]]
-
-
-@pytest.mark.parametrize(
-    "name, rejected, part",
-    [
-        ("nvidia.com/gpu ", True, "name part must consist of alphanumeric characters"),
-        (" nvidia.com/gpu", True, "prefix part a lowercase RFC 1123 subdomain must consist"),
-        ("nvidia.\u0441om/gpu", True, "prefix part a lowercase RFC 1123 subdomain"),
-        ("NVIDIA.com/gpu", True, "prefix part a lowercase RFC 1123 subdomain"),
-        ("nvidia.com/gpus", False, "Insufficient nvidia.com/gpus"),
-        ("nvidia.com/GPU", False, "Insufficient nvidia.com/GPU"),
-        ("nvidia.com/gup", False, "Insufficient nvidia.com/gup"),
-        ("amd.com/gpus", False, "did you mean 'amd.com/gpu'?"),
-    ],
-)
-def test_mistyped_gpu_resource_names(tmp_path, name, rejected, part):
-    [(code, line, column, message)] = _named(tmp_path, name)
-    assert (code, line, column) == ("GPU109", 11, 18)
-    assert part in message
-    assert ("is not a qualified name; the API server rejects" in message) is rejected
-    if "did you mean" not in part:
-        assert message.count("did you mean 'nvidia.com/gpu'?") == 1
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        "nvidia.com/gpu",
-        "nvidia.com/gpumem",
-        "nvidia.com/gpucores",
-        "nvidia.com/mig-1g.10gb",
-        "amd.com/gpu",
-        "example.com/foo",
-        "memory",
-    ],
-)
-def test_gpu_and_other_plugins_resource_names_pass(tmp_path, name):
-    assert _named(tmp_path, name) == []
+# 14. GPU resource names the API server sees differently: GPU109's own tests, in
+# tests/rules/gpu1xx/test_resource_names.py.

@@ -3,7 +3,7 @@ every line no fix touched, validate as Kubernetes objects, and re-lint without t
 findings; a second --fix changes nothing.
 
 Manifests are written as text (not dumped), with random comments, sequence indentation,
-quoting, CRLF line breaks and several documents. Budget as in test_properties.py.
+quoting, CRLF line breaks and several documents. Budget as in engine/test_properties.py.
 """
 
 from __future__ import annotations

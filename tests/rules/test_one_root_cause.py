@@ -1,7 +1,7 @@
 """One root cause, one finding: rule pairs that would both report the same mistake.
 
-Here GPU203/GPU204 and GPU801/GPU802; GPU301/GPU302 are in test_rules_images.py,
-GPU102/GPU103 in test_rules_resources.py, GPU701/GPU702 in test_rules_isolation.py."""
+Here GPU203/GPU204 and GPU801/GPU802; GPU301/GPU302 are in gpu3xx/test_images.py,
+GPU102/GPU103 in gpu1xx/test_resources.py, GPU701/GPU702 in gpu7xx/test_isolation.py."""
 
 from __future__ import annotations
 
