@@ -569,7 +569,7 @@ def test_gpu103_placeholders_of_every_syntax_and_gpu102_defers_to_it(tmp_path):
 
 
 def test_gpu106_best_effort_is_a_warning_burstable_a_note(tmp_path):
-    # restartPolicy Always: a long-running pod (a one-off one is a note: tests/test_gpu106_tiers.py)
+    # restartPolicy Always: a long-running pod (one-off ones are notes: test_gpu106_tiers.py)
     always = trainer_pod("  restartPolicy: Always")
     best_effort = always.replace('          cpu: "4"\n          memory: 16Gi\n', "")
     burstable = best_effort.replace(

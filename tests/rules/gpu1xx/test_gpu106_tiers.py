@@ -3,7 +3,7 @@ one-off bare Pod and for a blueprint whose resources each instance replaces."""
 
 from __future__ import annotations
 
-from tests.conftest import lint, where
+from tests.helpers import lint, where
 
 _ONE_OFF = """\
     apiVersion: v1

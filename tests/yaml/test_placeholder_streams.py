@@ -4,7 +4,7 @@ the placeholder at its line and column instead of asking for a Helm render."""
 
 from __future__ import annotations
 
-from tests.conftest import findings_json, where
+from tests.helpers import findings_json, where
 
 _STREAM = """\
 apiVersion: v1

@@ -3,7 +3,7 @@ there makes them probes (GPU106 and GPU201 leave them alone), a training script 
 
 from __future__ import annotations
 
-from tests.conftest import lint, where
+from tests.helpers import lint, where
 
 _MPIJOB = """\
 apiVersion: kubeflow.org/v2beta1
