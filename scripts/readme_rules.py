@@ -2,7 +2,7 @@
 
 The table is the output of ``gpulint rules --format markdown`` (the built-in rules,
 without any config file's custom rules); it is written between the two markers
-below, and tests/test_cli.py fails while README.md holds another table.
+below, and tests/cli/test_cli.py fails while README.md holds another table.
 """
 
 from __future__ import annotations

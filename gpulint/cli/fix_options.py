@@ -48,7 +48,7 @@ def requested() -> bool:
 def fix_files(result: RunResult, ctx, verbose: bool) -> tuple[int, bool]:
     """Fix (or, with --diff, show) the fixable findings of ``result``: (fixed count, changed)."""
     # Only with --fix or --diff; a plain run never imports the fixer (LAZY in
-    # tests/test_import_contract.py).
+    # tests/project/test_import_contract.py).
     from gpulint.fix.apply import write_atomically
     from gpulint.fix.fixer import fix_file, wanted
 
@@ -89,7 +89,7 @@ def fix_files(result: RunResult, ctx, verbose: bool) -> tuple[int, bool]:
 
 
 def _print_diff(path: str, before: bytes, after: bytes) -> None:
-    import difflib  # only with --diff (see tests/test_import_contract.py: LAZY)
+    import difflib  # only with --diff (see tests/project/test_import_contract.py: LAZY)
 
     old = before.decode("utf-8", "replace").splitlines(keepends=True)
     new = after.decode("utf-8", "replace").splitlines(keepends=True)

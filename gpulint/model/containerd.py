@@ -27,7 +27,7 @@ from gpulint.yaml.toml_tree import load
 
 MARK = "io.containerd."
 # The catalog's container_toolkit block records these facts with their sources
-# (tests/test_containerd.py keeps the two equal; constants keep start-up cheap).
+# (tests/rules/gpu3xx/test_containerd.py keeps the two equal; constants keep start-up cheap).
 PLUGIN_BY_VERSION = {1: "cri", 2: "io.containerd.grpc.v1.cri", 3: "io.containerd.cri.v1.runtime"}
 RUNC_V2 = "io.containerd.runc.v2"
 # The NVIDIA Container Runtime's binaries (nvidia-container-runtime, .cdi, .legacy);

@@ -1,7 +1,7 @@
 """One Markdown page per rule (docs/rules/GPUNNN.md), generated from the rule's docstring.
 
 SARIF's ``helpUri`` points at these pages, so they must match the rules:
-``gpulint rules --docs docs/rules`` writes them, tests/test_rule_pages.py fails
+``gpulint rules --docs docs/rules`` writes them, tests/rules/test_rule_pages.py fails
 with that command when one is stale.
 """
 

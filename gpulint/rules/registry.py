@@ -99,7 +99,7 @@ def builtin_rules() -> list[Rule]:
     """Every rule defined by a module of the built-in pack, found by listing the pack.
 
     Discovery instead of a hand-kept list: a new rule is one new module, and no
-    module can be forgotten (tests/test_registry.py checks that every module of
+    module can be forgotten (tests/rules/test_registry.py checks that every module of
     the pack defines a ``Rule`` and that the registry holds each of them).
     """
     return list(_builtin_rules())

@@ -1,0 +1,379 @@
+"""The import contract: the lines between the pipeline's layers, checked over the source.
+
+Every module of ``gpulint/`` and of the built-in pack (``rules/``, imported as
+``gpulint.rules.builtin``) is parsed with :mod:`ast`; nothing is imported. The
+contract, top to bottom (a module may import its own layer and the layers below,
+never one above):
+
+    cli                       commands and options; the only home of click
+    config.file, config.merge the config file; flags merged over it
+    engine                    run, workers
+    inputs (reading)          readers, renderers (the only home of subprocess),
+                              the cluster inventory, the pre-scan
+    filter                    suppressions, baseline
+    report                    reporters: they import findings only
+    rules                     rule API, registry, custom rules, shared facts, the pack
+    model                     resources, workloads, CRDs, GPU semantics, NVIDIA inputs
+    catalog                   GPU facts (catalog.yaml)
+    validate                  the one JSON Schema layer
+    yaml                      parse, scalars, positions
+    inputs (bytes)            sources (bytes -> text), discover (targets)
+    config.settings           typed settings, plain data
+    findings                  the result types
+    gpulint                   the package itself (__version__)
+
+Besides: no import cycles (module-level, function-level and ``TYPE_CHECKING``
+imports all count), and no function-level imports except the measured lazy
+imports for start-up listed in :data:`LAZY`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import ROOT
+
+PACK = "gpulint.rules.builtin"
+
+LAYERS: list[tuple[str, ...]] = [
+    ("gpulint.__main__", "gpulint.cli"),
+    ("gpulint.config.file", "gpulint.config.merge", "gpulint.config.cluster"),
+    # fix: the fixer and where a fix may apply run with the engine; the fix builders and
+    # the path -> edit resolution sit with the rules that use them.
+    ("gpulint.engine", "gpulint.fix.fixer", "gpulint.fix.attach", "gpulint.fix.kustomize"),
+    (
+        "gpulint.inputs.readers",
+        "gpulint.inputs.render",
+        "gpulint.inputs.cluster",
+        "gpulint.inputs.prescan",
+        "gpulint.inputs.profile_scan",
+        "gpulint.inputs.units",
+    ),
+    ("gpulint.filter",),
+    ("gpulint.report",),
+    ("gpulint.rules", "gpulint.fix"),
+    ("gpulint.model",),
+    ("gpulint.catalog",),
+    ("gpulint.validate",),
+    ("gpulint.yaml",),
+    ("gpulint.inputs.sources", "gpulint.inputs.discover", "gpulint.inputs"),
+    ("gpulint.config.settings", "gpulint.config"),
+    ("gpulint.findings",),
+    ("gpulint",),
+]
+
+# What the rule pack may import: the rule API and what a rule reasons over.
+PACK_MAY_IMPORT = (
+    "gpulint.rules.api",
+    "gpulint.rules.facts",  # facts computed once and shared across rules
+    "gpulint.fix.helpers",  # a report's fix, built in one call
+    "gpulint.fix.spec",
+    PACK,
+    "gpulint.model",
+    "gpulint.yaml",
+    "gpulint.catalog",
+    "gpulint.validate",
+    "gpulint.findings",
+    "gpulint.config.settings",
+    "gpulint",
+)
+REPORT_MAY_IMPORT = ("gpulint.report", "gpulint.findings", "gpulint")
+# Standard-library or third-party modules only one part of the tree may import.
+CONFINED = {
+    "click": ("gpulint.cli",),
+    "subprocess": ("gpulint.inputs.render",),
+}
+
+# Function-level imports kept on purpose: each defers a module a one-file run
+# (`gpulint check one-file.yaml`, the pre-commit case) does not need. Figures: CPU time
+# of the import in a process that has already imported what such a run imports
+# (median of 7, this project's CI machine, a regular install).
+LAZY: dict[tuple[str, str], str] = {
+    # jsonschema (with referencing, rpds, attrs), only when the quick check cannot vouch.
+    ("gpulint.validate.schema", "jsonschema.validators"): "jsonschema: ~68 ms",
+    ("gpulint.validate.schema", "jsonschema.exceptions"): "jsonschema: ~68 ms",
+    # The referencing registry of a custom rule's schema (validate/refs.py): part of
+    # jsonschema's ~68 ms, only when a validator is built.
+    ("gpulint.validate.refs", "referencing"): "with jsonschema: ~68 ms",
+    ("gpulint.validate.refs", "referencing.exceptions"): "with jsonschema",
+    ("gpulint.validate.refs", "referencing.jsonschema"): "with jsonschema",
+    # A process pool only for large inputs.
+    ("gpulint.engine.workers", "multiprocessing"): "multiprocessing + concurrent.futures: ~12 ms",
+    ("gpulint.engine.workers", "concurrent.futures"): "multiprocessing + concurrent.futures",
+    ("gpulint.engine.workers", "pickle"): "pickle: ~2 ms, only to test a spawn context",
+    # Renderers (and subprocess) only when a chart or kustomization is read.
+    ("gpulint.inputs.render.targets", "gpulint.inputs.render.helm"): "helm reader: ~14 ms",
+    ("gpulint.inputs.render.targets", "gpulint.inputs.render.kustomize"): "kustomize: ~11 ms",
+    # Reporters: only the format asked for; SARIF's sarif-om with attrs costs the most.
+    ("gpulint.report", "gpulint.report.sarif"): "sarif_om + attrs: ~67 ms",
+    ("gpulint.report", "gpulint.report.json"): "~0.4 ms; only the format asked for",
+    ("gpulint.report", "gpulint.report.github"): "~0.3 ms; only the format asked for",
+    ("gpulint.report", "gpulint.report.text"): "only the format asked for",
+    ("gpulint.report", "gpulint.report.gitlab"): "only the format asked for",
+    ("gpulint.report", "gpulint.report.junit"): "only the format asked for",
+    ("gpulint.report.sarif", "urllib.parse"): "urllib.parse: ~3.5 ms, SARIF only",
+    ("gpulint.findings", "hashlib"): "hashlib (OpenSSL): ~4 ms, only for fingerprints",
+    # The fixer only with --fix or --diff, difflib only with --diff.
+    (
+        "gpulint.cli.fix_options",
+        "gpulint.fix.fixer",
+    ): "fixer, apply and difflib: ~1.9 ms, only with --fix or --diff",
+    ("gpulint.cli.fix_options", "gpulint.fix.apply"): "with the fixer",
+    ("gpulint.cli.fix_options", "difflib"): "difflib: ~0.9 ms, only with --diff",
+    # Plugin entry points: importlib.metadata only when an installed package declares one.
+    ("gpulint.rules.registry", "importlib.metadata"): "importlib.metadata: ~19 ms (loaded machine)",
+    # Tracebacks only with --debug.
+    ("gpulint.engine.run", "traceback"): "traceback: ~0.9 ms",
+    ("gpulint.cli.main", "traceback"): "traceback: ~0.9 ms",
+}
+
+# Once-temporary allowlists of the rule-API work (issue 12, branch i12-api): empty now that
+# it has landed; kept so a new exception has one visible place (each entry is (importer,
+# imported)).
+TEMPORARY_FUNCTION_LEVEL: set[tuple[str, str]] = set()
+TEMPORARY_LAYER: set[tuple[str, str]] = set()
+TEMPORARY_PACK_IMPORTS: set[str] = set()
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: str
+    imported: str  # the module named (``from a.b import c`` -> a.b.c when that is a module)
+    line: int
+    in_function: bool
+    type_only: bool  # under ``if TYPE_CHECKING:``
+
+
+def module_files(root: Path = ROOT) -> dict[str, Path]:
+    """Dotted module name -> file, for gpulint/ and the pack in rules/."""
+    found: dict[str, Path] = {}
+    for base in ("gpulint", "rules"):
+        for path in sorted((root / base).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[0] == "rules":
+                parts = PACK.split(".") + parts[1:]
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
+    return found
+
+
+def imports_of(name: str, path: Path, modules: Iterable[str]) -> Iterator[Import]:
+    known = set(modules)
+    is_package = path.name == "__init__.py"
+
+    def resolve(node: ast.ImportFrom) -> str:
+        if not node.level:
+            return node.module or ""
+        package = name.split(".") if is_package else name.split(".")[:-1]
+        base = package[: len(package) - node.level + 1]
+        return ".".join(base + ([node.module] if node.module else []))
+
+    def visit(node: ast.AST, in_function: bool, type_only: bool) -> Iterator[Import]:
+        for child in ast.iter_child_nodes(node):
+            nested = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+            guarded = type_only or (
+                isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test)
+            )
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    yield Import(name, alias.name, child.lineno, nested, type_only)
+            elif isinstance(child, ast.ImportFrom):
+                module = resolve(child)
+                for alias in child.names:
+                    full = f"{module}.{alias.name}"
+                    target = full if full in known else module
+                    yield Import(name, target, child.lineno, nested, type_only)
+            yield from visit(child, nested, guarded)
+
+    yield from visit(ast.parse(path.read_text(encoding="utf-8")), False, False)
+
+
+def all_imports(root: Path = ROOT) -> list[Import]:
+    modules = module_files(root)
+    return [i for name, path in modules.items() for i in imports_of(name, path, modules)]
+
+
+def _within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def layer_of(module: str) -> int:
+    """Index in LAYERS (0 = top) of the most specific prefix that holds ``module``."""
+    best, best_len = len(LAYERS), -1
+    for index, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if _within(module, prefix) and len(prefix) > best_len:
+                best, best_len = index, len(prefix)
+    return best
+
+
+def internal(imports: Iterable[Import]) -> list[Import]:
+    return [i for i in imports if _within(i.imported, "gpulint")]
+
+
+def cycles(edges: Iterable[tuple[str, str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    graph: dict[str, set[str]] = {}
+    for a, b in edges:
+        graph.setdefault(a, set()).add(b)
+        graph.setdefault(b, set())
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return found
+
+
+@pytest.fixture(scope="module")
+def imports() -> list[Import]:
+    return all_imports()
+
+
+def _where(i: Import) -> str:
+    return f"{i.importer} (line {i.line}) imports {i.imported}"
+
+
+def test_every_module_has_a_layer(imports: list[Import]) -> None:
+    unplaced = sorted(m for m in module_files() if layer_of(m) == len(LAYERS))
+    assert unplaced == [], f"modules in no layer of LAYERS: {unplaced}"
+
+
+def test_no_import_reaches_a_layer_above(imports: list[Import]) -> None:
+    upward = [
+        _where(i)
+        for i in internal(imports)
+        if layer_of(i.imported) < layer_of(i.importer)
+        and (i.importer, i.imported) not in TEMPORARY_LAYER
+        and not (_within(i.importer, PACK) and i.imported in TEMPORARY_PACK_IMPORTS)
+    ]
+    assert upward == [], "imports that reach a layer above:\n" + "\n".join(upward)
+
+
+def test_no_import_cycles(imports: list[Import]) -> None:
+    edges = {(i.importer, i.imported) for i in internal(imports) if i.importer != i.imported}
+    edges -= TEMPORARY_LAYER | TEMPORARY_FUNCTION_LEVEL
+    edges = {(a, b) for a, b in edges if not (_within(a, PACK) and b in TEMPORARY_PACK_IMPORTS)}
+    assert cycles(edges) == []
+
+
+def test_no_function_level_imports_but_the_listed_lazy_ones(imports: list[Import]) -> None:
+    allowed = set(LAZY) | TEMPORARY_FUNCTION_LEVEL
+    nested = [
+        _where(i) for i in imports if i.in_function and (i.importer, i.imported) not in allowed
+    ]
+    assert nested == [], (
+        "function-level imports (import at the top of the module, or add a measured "
+        "lazy import to LAZY):\n" + "\n".join(nested)
+    )
+
+
+def test_allowlists_hold_no_stale_entries(imports: list[Import]) -> None:
+    """An entry that matches nothing any more must go, so the lists only shrink."""
+    nested = {(i.importer, i.imported) for i in imports if i.in_function}
+    every = {(i.importer, i.imported) for i in imports}
+    stale = sorted((set(LAZY) | TEMPORARY_FUNCTION_LEVEL) - nested)
+    stale += sorted(TEMPORARY_LAYER - every)
+    pack_uses = {i.imported for i in imports if _within(i.importer, PACK)}
+    stale += sorted(TEMPORARY_PACK_IMPORTS - pack_uses)
+    assert stale == [], f"no longer needed: remove from this file's allowlists: {stale}"
+
+
+def test_the_rule_pack_imports_the_rule_api_and_the_model_only(imports: list[Import]) -> None:
+    wrong = [
+        _where(i)
+        for i in internal(imports)
+        if _within(i.importer, PACK)
+        and i.imported not in TEMPORARY_PACK_IMPORTS
+        and not any(
+            i.imported == p if p == "gpulint" else _within(i.imported, p) for p in PACK_MAY_IMPORT
+        )
+    ]
+    assert wrong == [], "the rule pack imports internals:\n" + "\n".join(wrong)
+
+
+def test_reporters_import_findings_only(imports: list[Import]) -> None:
+    wrong = [
+        _where(i)
+        for i in internal(imports)
+        if _within(i.importer, "gpulint.report")
+        and not any(
+            i.imported == p if p == "gpulint" else _within(i.imported, p) for p in REPORT_MAY_IMPORT
+        )
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("confined", sorted(CONFINED))
+def test_confined_modules_are_imported_in_their_home_only(
+    imports: list[Import], confined: str
+) -> None:
+    homes = CONFINED[confined]
+    wrong = [
+        _where(i)
+        for i in imports
+        if _within(i.imported, confined) and not any(_within(i.importer, h) for h in homes)
+    ]
+    assert wrong == [], f"{confined} outside {homes}:\n" + "\n".join(wrong)
+
+
+# --- the checker itself, on a small tree of its own -------------------------------------
+
+
+def test_the_checker_finds_cycles_function_level_and_type_only_imports(tmp_path: Path) -> None:
+    package = tmp_path / "gpulint"
+    (package / "engine").mkdir(parents=True)
+    (tmp_path / "rules").mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "engine" / "__init__.py").write_text("")
+    (package / "engine" / "run.py").write_text("from gpulint import findings\n")
+    (package / "findings.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from gpulint.engine.run import x\n"
+        "def f():\n"
+        "    from . import engine\n"
+    )
+    (tmp_path / "rules" / "gpu1.py").write_text("from gpulint.engine import run\n")
+    found = {
+        (i.importer, i.imported, i.line, i.in_function, i.type_only) for i in all_imports(tmp_path)
+    }
+    assert ("gpulint.findings", "gpulint.engine.run", 3, False, True) in found
+    assert ("gpulint.findings", "gpulint.engine", 5, True, False) in found
+    assert (f"{PACK}.gpu1", "gpulint.engine.run", 1, False, False) in found
+    edges = {(a, b) for a, b, *_ in found}
+    assert cycles(edges) == [["gpulint.engine.run", "gpulint.findings"]]
+    assert layer_of(f"{PACK}.gpu1") == layer_of("gpulint.rules.registry")
+    assert layer_of("gpulint.config.file") < layer_of("gpulint.engine.run")
+    assert layer_of("gpulint.config.settings") > layer_of("gpulint.yaml.parse")

@@ -1,0 +1,79 @@
+"""Providers' GPU label families and GPU instance types (GPU201, GPU204, GPU206)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import CPU_POD, gpu_pod, lint, lint_known, where
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("gpu.nvidia.com/class", "A40"),
+        ("gpu.nvidia.com/class", "RTX_A5000"),
+        ("gpu.nvidia.com/class", "Quadro_RTX_5000"),
+        ("gpu.nvidia.com/model", "RTX_A6000"),
+        ("gpu.nvidia.com/vram", "'24'"),
+        ("karpenter.k8s.aws/instance-gpu-manufacturer", "nvidia"),
+        ("karpenter.k8s.aws/instance-gpu-count", "'8'"),
+        ("karpenter.k8s.aws/instance-gpu-memory", "'81920'"),
+        ("eks.amazonaws.com/instance-gpu-manufacturer", "nvidia"),
+        ("karpenter.azure.com/sku-gpu-name", "A100"),
+    ],
+)
+def test_gpu201_a_provider_family_key_selects_the_gpu(tmp_path, key, value):
+    scheduling = f"  nodeSelector:\n    {key}: {value}"
+    assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201") == []
+
+
+def test_gpu201_family_key_in_an_affinity_expression(tmp_path):
+    scheduling = """\
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions:
+              - {key: gpu.nvidia.com/class, operator: In, values: [A100_PCIE_80GB]}"""
+    assert lint_known(tmp_path, gpu_pod(scheduling), "--select", "GPU201") == []
+    # Exists says only that the node has some GPU
+    exists = scheduling.replace("operator: In, values: [A100_PCIE_80GB]", "operator: Exists")
+    found = lint_known(tmp_path, gpu_pod(exists), "--select", "GPU201")
+    assert where(found) == [("GPU201", 17, 11)]
+    assert "gpu.nvidia.com/class only says the node has a GPU" in found[0]["message"]
+
+
+def test_gpu206_still_suggests_for_a_misspelt_value(tmp_path):
+    scheduling = "  nodeSelector:\n    nvidia.com/gpu.product: TESLA-T4"
+    found = lint(tmp_path, gpu_pod(scheduling), "--select", "GPU206")
+    assert where(found) == [("GPU206", 7, 29)]
+
+
+def test_gpu204_a_gpu_instance_type_selects_gpu_nodes(tmp_path):
+    text = CPU_POD.format(key="node.kubernetes.io/instance-type", value="p4d.24xlarge")
+    found = lint(tmp_path, text, "--select", "GPU204")
+    assert where(found) == [("GPU204", 7, 5)]
+    cpu = CPU_POD.format(key="node.kubernetes.io/instance-type", value="m5.large")
+    assert lint(tmp_path, cpu, "--select", "GPU204") == []
+
+
+def test_gpu201_instance_types_outside_the_table_still_count(tmp_path):
+    # CoreWeave names its instance types itself: a machine type comes with its GPU
+    scheduling = "  nodeSelector:\n    node.kubernetes.io/instance-type: gd-8xh100ib-i128"
+    assert lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201") == []
+
+
+def test_gpu206_coreweave_class_misspelt_by_case_or_separators(tmp_path):
+    scheduling = """\
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions:
+              - key: gpu.nvidia.com/class
+                operator: In
+                values: [rtx-a5000, A40, H200_NVL, "${CLASS}"]"""
+    found = lint(tmp_path, gpu_pod(scheduling), "--select", "GPU201,GPU206")
+    # a documented class, a class gpulint does not list and a placeholder pass; GPU201 is silent
+    assert where(found) == [("GPU206", 13, 26)]
+    assert "'rtx-a5000' matches no GPU node: did you mean RTX_A5000?" in found[0]["message"]

@@ -1,0 +1,125 @@
+"""GPU301 gpu-image-pull-always and GPU302 gpu-image-unpinned, and image reference parsing."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpulint.model.images import parse_image
+from tests.helpers import lint, where
+
+
+def _pod(*containers: tuple[str, str, bool]) -> str:
+    """Containers (image, pull policy, holds a GPU); each takes 6 lines from line 7."""
+    text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
+    for i, (image, policy, gpu) in enumerate(containers):
+        text += f"    - name: c{i}\n      image: {image}\n"
+        text += f"      imagePullPolicy: {policy}\n" if policy else "      stdin: false\n"
+        text += "      resources:\n        limits:\n"
+        text += "          nvidia.com/gpu: 1\n" if gpu else "          cpu: 1\n"
+    return text
+
+
+def test_gpu301_always_on_gpu_containers_only(tmp_path):
+    text = _pod(
+        ("nvcr.io/nvidia/tritonserver:24.05-py3", "Always", True),
+        ("nginx:1.27", "Always", False),
+        ("vllm/vllm-openai:v0.6.3", "IfNotPresent", True),
+    )
+    found = lint(tmp_path, text, "--select", "GPU301")
+    assert where(found) == [("GPU301", 9, 7)]
+    assert "tritonserver:24.05-py3" in found[0]["message"]
+    assert found[0]["severity"] == "warning"
+
+
+def test_gpu301_skips_gpu_infrastructure(tmp_path):
+    text = _pod(("nvcr.io/nvidia/k8s-device-plugin:v0.17.0", "Always", True))
+    assert lint(tmp_path, text, "--select", "GPU301") == []
+
+
+def test_gpu302_latest_and_untagged(tmp_path):
+    text = _pod(
+        ("vllm/vllm-openai:latest", "", True),
+        ("lmsysorg/sglang", "", True),
+        ("localhost:5000/team/trainer", "", True),
+        ("ubuntu", "", False),
+    )
+    found = lint(tmp_path, text, "--select", "GPU302")
+    assert where(found) == [("GPU302", 8, 7), ("GPU302", 14, 7), ("GPU302", 20, 7)]
+    assert "uses the tag latest" in found[0]["message"]
+    assert "'lmsysorg/sglang' has no tag" in found[1]["message"]
+    # a registry port is not a tag
+    assert "'localhost:5000/team/trainer' has no tag" in found[2]["message"]
+
+
+def test_gpu302_digest_and_placeholders_pass(tmp_path):
+    text = _pod(
+        ("vllm/vllm-openai@sha256:" + "a" * 64, "", True),
+        ("vllm/vllm-openai:latest@sha256:" + "b" * 64, "", True),
+        ('"${IMAGE}"', "", True),
+        ("registry.example.com:443/ml/train:2024.05", "", True),
+    )
+    assert lint(tmp_path, text, "--select", "GPU302") == []
+
+
+@pytest.mark.parametrize(
+    ("image", "expected"),
+    [
+        ("ubuntu", (None, "ubuntu", None, None)),
+        ("nvcr.io/nvidia/pytorch:24.05-py3", ("nvcr.io", "nvidia/pytorch", "24.05-py3", None)),
+        ("localhost:5000/x", ("localhost:5000", "x", None, None)),
+        ("repo/x@sha256:ab", (None, "repo/x", None, "sha256:ab")),
+        ("r.io:5000/a/b:1@sha256:cd", ("r.io:5000", "a/b", "1", "sha256:cd")),
+    ],
+)
+def test_parse_image(image, expected):
+    ref = parse_image(image)
+    assert (ref.registry, ref.repository, ref.tag, ref.digest) == expected
+
+
+def test_parse_image_leaves_templates_alone():
+    assert parse_image("{{ .Values.image }}") is None
+    assert parse_image("") is None
+
+
+def test_latest_with_pull_always_is_one_finding(tmp_path):
+    """One root cause, one finding: GPU302 reports the unpinned image and names the policy."""
+    text = _pod(
+        ("vllm/vllm-openai:latest", "Always", True),
+        ("lmsysorg/sglang", "Always", True),
+        ("nvcr.io/nvidia/tritonserver:24.05-py3", "Always", True),
+    )
+    found = lint(tmp_path, text, "--select", "GPU301,GPU302")
+    assert where(found) == [("GPU302", 8, 7), ("GPU302", 14, 7), ("GPU301", 21, 7)]
+    assert "imagePullPolicy: Always pulls it again on every start" in found[0]["message"]
+    assert "use IfNotPresent" in found[1]["message"]
+
+
+def test_gpu301_still_reports_always_on_a_placeholder_image(tmp_path):
+    # The policy is a value the run knows even when the image is still to be filled in.
+    text = _pod(("<your-registry>/server", "Always", True))
+    found = lint(tmp_path, text, "--select", "GPU301,GPU302")
+    assert where(found) == [("GPU301", 9, 7)]
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        "REPLACE_MODEL_SERVER_IMAGE",
+        "<your-registry>/server",
+        "__IMAGE__",
+        "'{{workflow.parameters.image}}'",
+        "$(IMAGE)",
+        "$IMAGE",
+        "your-registry.example.com/llm/server",
+        "YOUR_IMAGE:latest",
+        "registry.local/app:%VERSION%",
+    ],
+)
+def test_gpu302_leaves_placeholders_alone(tmp_path, image):
+    assert lint(tmp_path, _pod((image, "", True)), "--select", "GPU302") == []
+
+
+@pytest.mark.parametrize("image", ["nvcr.io/nvidia/todo-server", "replace/server:latest"])
+def test_gpu302_words_in_lower_case_are_ordinary_names(tmp_path, image):
+    found = lint(tmp_path, _pod((image, "", True)), "--select", "GPU302")
+    assert where(found) == [("GPU302", 8, 7)]

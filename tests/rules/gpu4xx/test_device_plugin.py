@@ -1,0 +1,368 @@
+"""GPU401-GPU407: the device plugin and GPU Operator deployments, at exact positions."""
+
+from __future__ import annotations
+
+from tests.helpers import findings_json, lint, where
+
+
+def _daemonset(image: str, name: str = "nvidia-device-plugin", extra: str = "") -> str:
+    """A plugin DaemonSet; the image is on line 12, column 16."""
+    return f"""\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: {name}
+  namespace: kube-system
+spec:
+  template:
+    spec:
+      containers:
+      - name: plugin
+        {extra or "args: []"}
+        image: {image}
+"""
+
+
+# GPU401 ---------------------------------------------------------------------------------
+
+
+def test_gpu401_latest_and_untagged_plugin_and_gfd_images(tmp_path):
+    text = "---\n".join(
+        [
+            _daemonset("nvcr.io/nvidia/k8s-device-plugin:latest", "a"),
+            _daemonset("nvcr.io/nvidia/k8s-device-plugin", "b"),
+            _daemonset("nvcr.io/nvidia/gpu-feature-discovery:latest", "c"),
+            _daemonset("nvcr.io/nvidia/k8s-device-plugin@sha256:" + "a" * 64, "d"),
+            _daemonset("nvcr.io/nvidia/k8s-device-plugin:v0.17.4", "e"),
+        ]
+    )
+    found = lint(tmp_path, text, "--select", "GPU401")
+    assert where(found) == [("GPU401", 12, 16), ("GPU401", 25, 16), ("GPU401", 38, 16)]
+    assert "uses the tag 'latest'" in found[0]["message"]
+    assert "has no tag" in found[1]["message"]
+    assert found[2]["message"].startswith("GPU feature discovery image")
+    # The plugin runs; nodes drift apart: misbehaviour, the warning tier.
+    assert found[0]["severity"] == "warning"
+
+
+def test_gpu401_leaves_placeholder_images_alone(tmp_path):
+    text = "---\n".join(
+        [
+            _daemonset("<your-registry>/k8s-device-plugin", "a"),
+            _daemonset("${REGISTRY}/k8s-device-plugin", "b"),
+            _daemonset("__REGISTRY__/nvidia/k8s-device-plugin", "c"),
+            _daemonset("registry.local/nvidia/k8s-device-plugin", "d"),
+        ]
+    )
+    found = lint(tmp_path, text, "--select", "GPU401")
+    assert where(found) == [("GPU401", 51, 16)]
+
+
+def test_gpu401_values_and_operator(tmp_path, write):
+    write("dp/values.yaml", "migStrategy: none\nimage:\n  tag: latest\n")
+    write(
+        "op/values.yaml",
+        "driver: {enabled: false}\ntoolkit: {enabled: true}\n"
+        "devicePlugin:\n  version: latest\ngfd:\n  version: v0.17.4\n",
+    )
+    write(
+        "cp.yaml",
+        """\
+        apiVersion: nvidia.com/v1
+        kind: ClusterPolicy
+        metadata:
+          name: gpu-cluster-policy
+        spec:
+          devicePlugin:
+            image: nvcr.io/nvidia/k8s-device-plugin
+          gfd:
+            version: Latest
+        """,
+    )
+    found = findings_json(str(tmp_path), "--select", "GPU401")["findings"]
+    assert [(f["path"].split("/")[-2:], f["line"], f["column"]) for f in found] == [
+        ([tmp_path.name, "cp.yaml"], 7, 12),
+        ([tmp_path.name, "cp.yaml"], 9, 14),
+        (["dp", "values.yaml"], 3, 8),
+        (["op", "values.yaml"], 4, 12),
+    ]
+    assert "ClusterPolicy gpu-cluster-policy" in found[0]["message"]
+
+
+# GPU402 ---------------------------------------------------------------------------------
+
+
+def test_gpu402_values_config_and_env(tmp_path, write):
+    write("values.yaml", "migStrategy: mixed\nimage:\n  tag: v0.17.4\n")
+    write("config.yaml", "version: v1\nflags:\n  migStrategy: all\n")
+    write(
+        "ds.yaml",
+        _daemonset(
+            "nvcr.io/nvidia/k8s-device-plugin:v0.17.4",
+            extra="env: [{name: MIG_STRATEGY, value: none}, {name: MIG_STRATEGY, value: '$(S)'}]",
+        ),
+    )
+    found = findings_json(str(tmp_path), "--select", "GPU402")["findings"]
+    assert where(found) == [("GPU402", 3, 16)]
+    assert found[0]["path"].endswith("config.yaml")
+
+
+# GPU403 ---------------------------------------------------------------------------------
+
+
+def test_gpu403_chart_failures_and_ignored_keys(tmp_path):
+    text = """\
+    namespace: gpu
+    migStrategy: none
+    config:
+      name: external
+      map:
+        a: "version: v1\\nflags: {migStrategy: none}"
+        b: "version: v1\\nflags: {migStrategy: single}"
+    gfd:
+      enabled: true
+      noTimestamp: true
+    """
+    found = lint(tmp_path, text, "--select", "GPU403", name="values.yaml")
+    assert where(found) == [("GPU403", 1, 1), ("GPU403", 5, 3), ("GPU403", 5, 3), ("GPU403", 10, 3)]
+    messages = [f["message"] for f in found]
+    assert "no longer supported" in messages[0]
+    assert "Only one of 'config.name' or 'config.map'" in " ".join(messages[1:3])
+    assert "A default config must be provided" in " ".join(messages[1:3])
+    assert "top-level 'noTimestamp'" in messages[3]
+
+
+def test_gpu403_chart_defaults_are_clean(tmp_path):
+    text = """\
+    config:
+      name: ""
+      map: {}
+      default: ""
+      fallbackStrategies: ["named", "single"]
+    compatWithCPUManager: null
+    migStrategy: null
+    failOnInitError: null
+    deviceListStrategy: "envvar,volume-mounts"
+    nameOverride: ""
+    image:
+      repository: nvcr.io/nvidia/k8s-device-plugin
+      pullPolicy: IfNotPresent
+      tag: ""
+    resources: {}
+    devicePlugin:
+      enabled: true
+    gfd:
+      enabled: false
+      noTimestamp: null
+    nfd:
+      worker:
+        anything: goes
+    mps:
+      root: "/run/nvidia/mps"
+      enableHostPID: true
+    """
+    assert lint(tmp_path, text, "--select", "GPU4", name="values.yaml") == []
+
+
+# GPU404 ---------------------------------------------------------------------------------
+
+
+def test_gpu404_standalone_config_problems(tmp_path):
+    text = """\
+    version: v2
+    Flags:
+      migStrategy: mixed
+      failOnInitError: "yes please"
+    resources:
+      gpus: [{pattern: "*", name: gpu}]
+    sharing:
+      timeSlicing:
+        resources:
+        - name: gpu
+          replicas: 4
+          devices: [0, 1]
+      mps:
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 2
+          devices: some
+    """
+    found = lint(tmp_path, text, "--select", "GPU404", name="config.yaml")
+    assert where(found) == [
+        ("GPU404", 1, 10),
+        ("GPU404", 3, 16),
+        ("GPU404", 4, 20),
+        ("GPU404", 5, 1),
+        ("GPU404", 12, 16),
+        ("GPU404", 13, 3),
+        ("GPU404", 17, 16),
+    ]
+    messages = [f["message"] for f in found]
+    assert "unknown version: v2" in messages[0]
+    assert "using --mig-strategy=mixed is not supported with MPS" in messages[1]
+    assert "unable to parse config file" in messages[2]  # Flags matched case-insensitively
+    assert "Customizing the 'resources' field" in messages[3]
+    assert "ignored" in messages[4]
+    assert "mutually exclusive" in messages[5]
+    assert "the only valid string input is 'all'" in messages[6]
+
+
+def test_gpu404_empty_sharing_and_missing_name(tmp_path):
+    text = """\
+    version: v1
+    sharing:
+      timeSlicing:
+        resources: []
+      mps:
+        resources:
+        - replicas: 3
+    """
+    found = lint(tmp_path, text, "--select", "GPU404", name="config.yaml")
+    assert where(found) == [("GPU404", 4, 5), ("GPU404", 5, 3), ("GPU404", 7, 7)]
+    assert '"no resources specified"' in found[0]["message"]
+    assert '"no resource name specified"' in found[2]["message"]
+
+
+def test_gpu404_valid_config_is_clean(tmp_path):
+    text = """\
+    version: v1
+    flags:
+      migStrategy: single
+      plugin:
+        deviceListStrategy: [envvar, cdi-cri]
+    sharing:
+      timeSlicing:
+        renameByDefault: true
+        failRequestsGreaterThanOne: true
+        resources:
+        - name: nvidia.com/gpu
+          replicas: 4
+          devices: all
+    """
+    assert lint(tmp_path, text, "--select", "GPU404", name="config.yaml") == []
+
+
+# GPU405 ---------------------------------------------------------------------------------
+
+
+def test_gpu405_hand_written_only(tmp_path):
+    helm = 'labels: {"helm.sh/chart": nvidia-device-plugin-0.17.4}'
+    static = _daemonset("nvcr.io/nvidia/k8s-device-plugin:v0.17.4", "static")
+    charted = _daemonset("nvcr.io/nvidia/k8s-device-plugin:v0.17.4", "charted").replace(
+        "  namespace: kube-system\n", f"  namespace: kube-system\n  {helm}\n"
+    )
+    owned = _daemonset("nvcr.io/nvidia/k8s-device-plugin:v0.17.4", "owned").replace(
+        "  namespace: kube-system\n",
+        "  namespace: kube-system\n  ownerReferences: [{kind: ClusterPolicy, name: p}]\n",
+    )
+    gfd = _daemonset(
+        "nvcr.io/nvidia/k8s-device-plugin:v0.17.4",
+        "gfd",
+        extra='command: ["/usr/bin/gpu-feature-discovery"]',
+    )
+    text = "---\n".join([static, charted, owned, gfd])
+    found = lint(tmp_path, text, "--select", "GPU405")
+    assert where(found) == [("GPU405", 12, 16)]
+    assert found[0]["severity"] == "note"
+
+
+def test_gpu405_rendered_by_helm_source_comment(tmp_path):
+    text = "# Source: nvidia-device-plugin/templates/daemonset-device-plugin.yml\n" + _daemonset(
+        "nvcr.io/nvidia/k8s-device-plugin:v0.17.4"
+    )
+    assert lint(tmp_path, text, "--select", "GPU405") == []
+
+
+# GPU406 ---------------------------------------------------------------------------------
+
+
+def test_gpu406_container_and_values(tmp_path, write):
+    write(
+        "ds.yaml",
+        _daemonset(
+            "nvcr.io/nvidia/k8s-device-plugin:v0.17.4",
+            extra="resources: {requests: {cpu: 10m, memory: 20Mi}, limits: {memory: 40Mi}}",
+        )
+        + "---\n"
+        + _daemonset(
+            "nvcr.io/nvidia/k8s-device-plugin:v0.17.4",
+            "bare",
+            extra="resources: {requests: {cpu: 10m}}",
+        ),
+    )
+    write("values.yaml", "migStrategy: none\nresources:\n  limits:\n    memory: 1Gi\n")
+    found = findings_json(str(tmp_path), "--select", "GPU406")["findings"]
+    assert [(f["path"].split("/")[-1], f["line"], f["column"]) for f in found] == [
+        ("ds.yaml", 24, 9),
+        ("values.yaml", 2, 1),
+    ]
+    assert "requests.memory, limits.memory" in found[0]["message"]
+    assert "requests.cpu, requests.memory" in found[1]["message"]
+
+
+# GPU407 ---------------------------------------------------------------------------------
+
+
+def test_gpu407_across_several_paths(tmp_path, write):
+    a = write("a/ds.yaml", _daemonset("nvcr.io/nvidia/k8s-device-plugin:v0.17.0-ubi9"))
+    b = write("b/values.yaml", "migStrategy: none\nimage:\n  tag: v0.17.0\n")
+    c = write(
+        "c/cp.yaml",
+        """\
+        apiVersion: nvidia.com/v1
+        kind: ClusterPolicy
+        metadata:
+          name: gpu-cluster-policy
+        spec:
+          devicePlugin:
+            repository: nvcr.io/nvidia
+            image: k8s-device-plugin
+            version: v0.14.5-ubi8
+        """,
+    )
+    found = findings_json(str(a), str(b), str(c), "--select", "GPU407")["findings"]
+    assert where(found) == [("GPU407", 9, 14)]
+    assert found[0]["path"].endswith("cp.yaml")
+    message = found[0]["message"]
+    assert message.startswith(
+        "ClusterPolicy gpu-cluster-policy deploys device plugin v0.14.5, while other linted "
+        "files deploy v0.17.0; "
+    )
+    # the first file that deploys the other version, as a related location
+    (other,) = found[0]["related"]
+    assert other["path"].endswith("a/ds.yaml") and (other["line"], other["column"]) == (12, 16)
+    assert other["message"] == "DaemonSet nvidia-device-plugin deploys device plugin v0.17.0"
+    # one version everywhere: silent
+    only = findings_json(str(a), str(b), "--select", "GPU407")["findings"]
+    assert only == []
+
+
+def test_gpu404_chart_mixed_strategy_with_an_mps_config(tmp_path):
+    text = """\
+    migStrategy: mixed
+    config:
+      map:
+        default: |-
+          version: v1
+          sharing:
+            mps:
+              resources:
+              - name: nvidia.com/gpu
+                replicas: 2
+    """
+    found = lint(tmp_path, text, "--select", "GPU404", name="values.yaml")
+    assert where(found) == [("GPU404", 4, 5)]
+    assert "using --mig-strategy=mixed is not supported with MPS" in found[0]["message"]
+    single = text.replace("migStrategy: mixed", "migStrategy: single")
+    assert lint(tmp_path, single, "--select", "GPU404", name="values.yaml") == []
+
+
+def test_gpu401_init_container_of_the_plugin_image(tmp_path):
+    text = _daemonset("nvcr.io/nvidia/k8s-device-plugin:v0.17.4").replace(
+        "      containers:\n",
+        "      initContainers:\n      - name: config-manager-init\n"
+        "        image: nvcr.io/nvidia/k8s-device-plugin\n      containers:\n",
+    )
+    found = lint(tmp_path, text, "--select", "GPU401")
+    assert where(found) == [("GPU401", 11, 16)]
+    assert found[0]["container"] == "config-manager-init"

@@ -1,0 +1,524 @@
+"""GPU701-GPU706: device visibility, privileged containers, device hostPaths, /dev/shm, env."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import CORPUS as SHARED_CORPUS
+from tests.helpers import findings_json, lint, where
+
+HEAD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n"
+
+
+def _container(
+    name: str,
+    image: str = "nvcr.io/nvidia/pytorch:24.05-py3",
+    gpus: int = 0,
+    env: dict | None = None,
+    extra: str = "",
+) -> str:
+    text = f"    - name: {name}\n      image: {image}\n"
+    if env:
+        text += "      env:\n"
+        for key, value in env.items():
+            text += f"        - name: {key}\n          value: {value}\n"
+    text += extra
+    if gpus:
+        text += f"      resources:\n        limits:\n          nvidia.com/gpu: {gpus}\n"
+    return text
+
+
+def _pod(*containers: str, spec: str = "") -> str:
+    return HEAD + spec + "  containers:\n" + "".join(containers)
+
+
+# --- GPU701 nvidia-visible-devices-set ---------------------------------------------------------
+
+
+def test_gpu701_all_and_device_lists(tmp_path):
+    text = _pod(
+        _container("a", env={"NVIDIA_VISIBLE_DEVICES": "all"}),
+        _container("b", gpus=1, env={"NVIDIA_VISIBLE_DEVICES": '"0,1"'}),
+        _container("c", env={"NVIDIA_VISIBLE_DEVICES": "none"}),
+        _container("d", env={"NVIDIA_VISIBLE_DEVICES": "void"}),
+    )
+    found = lint(tmp_path, text, "--select", "GPU701")
+    assert where(found) == [("GPU701", 11, 18), ("GPU701", 16, 18)]
+    assert "holds no GPU but sees every GPU of the node" in found[0]["message"]
+    assert "holds 1 GPU(s) but sees GPUs 0,1" in found[1]["message"]
+    # It runs, but uses GPUs it was not given: misbehaviour, the warning tier.
+    assert found[0]["severity"] == "warning"
+
+
+def test_gpu701_gpu_infrastructure_is_exempt(tmp_path):
+    text = _pod(
+        _container(
+            "plugin",
+            image="nvcr.io/nvidia/k8s-device-plugin:v0.17.0",
+            env={"NVIDIA_VISIBLE_DEVICES": "all"},
+        ),
+        _container(
+            "operand", image='"FILLED BY THE OPERATOR"', env={"NVIDIA_VISIBLE_DEVICES": "all"}
+        ),
+    )
+    assert lint(tmp_path, text, "--select", "GPU701") == []
+
+
+def test_gpu701_cuda_sample_is_a_workload(tmp_path):
+    image = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0"
+    text = _pod(_container("t", image=image, env={"NVIDIA_VISIBLE_DEVICES": "all"}))
+    assert where(lint(tmp_path, text, "--select", "GPU701")) == [("GPU701", 11, 18)]
+
+
+# --- GPU702 cuda-visible-devices-mismatch ------------------------------------------------------
+
+
+def test_gpu702_more_devices_than_held(tmp_path):
+    text = _pod(
+        _container("a", gpus=2, env={"CUDA_VISIBLE_DEVICES": '"0,1,2,3"'}),
+        _container("b", env={"CUDA_VISIBLE_DEVICES": '"0"'}),
+        _container("c", gpus=1, env={"CUDA_VISIBLE_DEVICES": '"1"'}),
+    )
+    found = lint(tmp_path, text, "--select", "GPU702")
+    assert where(found) == [("GPU702", 11, 18), ("GPU702", 19, 18), ("GPU702", 24, 18)]
+    assert "names 4 device(s) but container 'a' holds 2, numbered 0..1" in found[0]["message"]
+    assert "container 'b' holds no GPU" in found[1]["message"]
+    assert "1 does not exist" in found[2]["message"]
+
+
+def test_gpu702_matching_hidden_and_unresolved_values_pass(tmp_path):
+    text = _pod(
+        _container("a", gpus=2, env={"CUDA_VISIBLE_DEVICES": '"0,1"'}),
+        _container("b", env={"CUDA_VISIBLE_DEVICES": '"-1"'}),
+        _container("c", gpus=1, env={"CUDA_VISIBLE_DEVICES": '""'}),
+        _container("d", gpus=1, env={"CUDA_VISIBLE_DEVICES": "$(DEVICES)"}),
+    )
+    assert lint(tmp_path, text, "--select", "GPU702") == []
+
+
+# --- GPU703 gpu-privileged ---------------------------------------------------------------------
+
+
+def test_gpu703_privileged_container_in_gpu_pod(tmp_path):
+    privileged = "      securityContext:\n        privileged: true\n"
+    text = _pod(
+        _container("a", gpus=1, extra=privileged),
+        _container("sidecar", image="busybox:1.36", extra=privileged),
+    )
+    found = lint(tmp_path, text, "--select", "GPU703")
+    assert where(found) == [("GPU703", 10, 9), ("GPU703", 17, 9)]
+    assert "allocated 1 GPU(s): it sees every GPU of the node" in found[0]["message"]
+
+
+def test_gpu703_not_without_gpus_nor_for_infrastructure(tmp_path):
+    privileged = "      securityContext:\n        privileged: true\n"
+    text = _pod(_container("a", extra=privileged))
+    assert lint(tmp_path, text, "--select", "GPU703") == []
+    text = _pod(
+        _container("dp", image="nvcr.io/nvidia/k8s-device-plugin:v0.17.0", gpus=1, extra=privileged)
+    )
+    assert lint(tmp_path, text, "--select", "GPU703") == []
+    text = _pod(
+        _container("a", gpus=1, extra="      securityContext:\n        privileged: false\n")
+    )
+    assert lint(tmp_path, text, "--select", "GPU703") == []
+
+
+# --- GPU704 gpu-device-hostpath ----------------------------------------------------------------
+
+
+def test_gpu704_device_and_driver_paths(tmp_path):
+    volumes = (
+        "  volumes:\n"
+        "    - name: dev\n      hostPath:\n        path: /dev/nvidia0\n"
+        "    - name: dri\n      hostPath:\n        path: /dev/dri/\n"
+        "    - name: lib\n      hostPath:\n        path: /usr/local/nvidia/lib64\n"
+        "    - name: cuda\n      hostPath:\n        path: /usr/lib/x86_64-linux-gnu/libcuda.so.1\n"
+        "    - name: logs\n      hostPath:\n        path: /var/log\n"
+        "    - name: kfd\n      hostPath:\n        path: /dev/kfd\n"
+    )
+    text = _pod(_container("a"), spec=volumes)
+    found = lint(tmp_path, text, "--select", "GPU704")
+    assert where(found) == [
+        ("GPU704", 9, 9),
+        ("GPU704", 12, 9),
+        ("GPU704", 15, 9),
+        ("GPU704", 18, 9),
+        ("GPU704", 24, 9),
+    ]
+    assert "'dev' mounts a GPU device (/dev/nvidia0)" in found[0]["message"]
+    assert "mounts the GPU driver (/usr/local/nvidia/lib64)" in found[2]["message"]
+    assert "a GPU driver file" in found[3]["message"]
+    # Devices bypass the device plugin (warning); driver files allocate nothing (note).
+    assert [f["severity"] for f in found] == ["warning", "warning", "note", "note", "warning"]
+    assert "bypassing the device plugin" not in found[2]["message"]
+
+
+def test_gpu704_gke_driver_folder_in_a_gpu_pod_is_gkes_documented_way(tmp_path):
+    volumes = (
+        "  volumes:\n    - name: lib\n      hostPath:\n        path: /home/kubernetes/bin/nvidia\n"
+    )
+    assert lint(tmp_path, _pod(_container("a", gpus=1), spec=volumes), "--select", "GPU704") == []
+    found = lint(tmp_path, _pod(_container("a"), spec=volumes), "--select", "GPU704")
+    assert [(f["code"], f["line"], f["severity"]) for f in found] == [("GPU704", 9, "note")]
+
+
+def test_gpu704_gpu_infrastructure_is_exempt(tmp_path):
+    volumes = "  volumes:\n    - name: d\n      hostPath:\n        path: /run/nvidia/driver\n"
+    text = _pod(
+        _container("tk", image="nvcr.io/nvidia/k8s/container-toolkit:v1.17.0"), spec=volumes
+    )
+    assert lint(tmp_path, text, "--select", "GPU704") == []
+
+
+# --- GPU705 gpu-shm-missing --------------------------------------------------------------------
+
+
+def test_gpu705_multi_gpu_pod_without_shm(tmp_path):
+    text = _pod(_container("trainer", gpus=2), _container("logger", image="busybox:1.36"))
+    found = lint(tmp_path, text, "--select", "GPU705")
+    assert where(found) == [("GPU705", 7, 7)]
+    assert "the pod holds 2 GPUs" in found[0]["message"]
+    assert "(nothing is mounted there)" in found[0]["message"]
+
+
+def test_gpu705_distributed_command_with_one_gpu(tmp_path):
+    text = _pod(_container("t", gpus=1, extra="      command: [deepspeed, train.py]\n"))
+    found = lint(tmp_path, text, "--select", "GPU705")
+    assert where(found) == [("GPU705", 7, 7)]
+    assert "runs deepspeed" in found[0]["message"]
+
+
+def test_gpu705_disk_backed_emptydir(tmp_path):
+    mount = "      volumeMounts:\n        - name: shm\n          mountPath: /dev/shm\n"
+    volumes = "  volumes:\n    - name: shm\n      emptyDir: {}\n"
+    text = _pod(_container("t", gpus=4, extra=mount), spec=volumes)
+    found = lint(tmp_path, text, "--select", "GPU705")
+    assert where(found) == [("GPU705", 10, 7)]
+    assert "disk-backed emptyDir" in found[0]["message"]
+    memory = volumes.replace("{}", "{medium: Memory}")
+    assert (
+        lint(
+            tmp_path, _pod(_container("t", gpus=4, extra=mount), spec=memory), "--select", "GPU705"
+        )
+        == []
+    )
+
+
+def test_gpu705_single_gpu_host_ipc_and_ray_pass(tmp_path):
+    assert lint(tmp_path, _pod(_container("t", gpus=1)), "--select", "GPU705") == []
+    text = _pod(_container("t", gpus=2), spec="  hostIPC: true\n")
+    assert lint(tmp_path, text, "--select", "GPU705") == []
+
+
+def test_gpu705_replicated_training_role(tmp_path):
+    text = """\
+        apiVersion: kubeflow.org/v1
+        kind: PyTorchJob
+        metadata:
+          name: pt
+        spec:
+          pytorchReplicaSpecs:
+            Worker:
+              replicas: 4
+              template:
+                spec:
+                  containers:
+                    - name: pytorch
+                      image: x:1
+                      resources:
+                        limits:
+                          nvidia.com/gpu: 1
+        """
+    found = lint(tmp_path, text, "--select", "GPU705")
+    assert where(found) == [("GPU705", 12, 15)]
+    assert "runs 4 replicas" in found[0]["message"]
+
+
+def test_gpu705_is_a_warning_only_where_ranks_share_the_pod(tmp_path):
+    # Several GPUs and a launcher in one pod: its ranks talk through this /dev/shm.
+    shared = _pod(
+        _container("t", gpus=2, extra="      command: [torchrun, --nproc_per_node=2, t.py]\n")
+    )
+    found = lint(tmp_path, shared, "--select", "GPU705")
+    assert [(f["code"], f["line"], f["column"], f["severity"]) for f in found] == [
+        ("GPU705", 7, 7, "warning")
+    ]
+    # Several GPUs, one process as far as the manifest says; one GPU and a launcher; a
+    # replicated role with one GPU a pod: only DataLoader workers would need it.
+    for text in (
+        _pod(_container("t", gpus=2)),
+        _pod(_container("t", gpus=1, extra="      command: [deepspeed, train.py]\n")),
+    ):
+        found = lint(tmp_path, text, "--select", "GPU705")
+        assert [(f["code"], f["line"], f["column"], f["severity"]) for f in found] == [
+            ("GPU705", 7, 7, "note")
+        ]
+
+
+def test_gpu705_leaves_probes_and_placeholders_alone(tmp_path):
+    for command in ("[sleep, infinity]", "[nvidia-smi]", '[sh, -c, "nvidia-smi && sleep 60"]'):
+        text = _pod(_container("t", gpus=2, extra=f"      command: {command}\n"))
+        assert lint(tmp_path, text, "--select", "GPU705") == [], command
+
+
+def test_gpu705_kubeflow_trainer_runtime_starts_a_rank_per_gpu(tmp_path):
+    text = """\
+        apiVersion: trainer.kubeflow.org/v1alpha1
+        kind: ClusterTrainingRuntime
+        metadata:
+          name: torchtune
+        spec:
+          mlPolicy:
+            numNodes: 1
+            torch: {}
+          template:
+            spec:
+              replicatedJobs:
+                - name: node
+                  template:
+                    spec:
+                      template:
+                        spec:
+                          containers:
+                            - name: node
+                              image: ghcr.io/kubeflow/trainer/torchtune-trainer:v2.0.0
+                              command: [tune, run, full_finetune_distributed]
+                              resources:
+                                limits:
+                                  nvidia.com/gpu: 2
+        """
+    found = lint(tmp_path, text, "--select", "GPU705")
+    assert [(f["code"], f["line"], f["column"], f["severity"]) for f in found] == [
+        ("GPU705", 18, 23, "warning")
+    ]
+    one_each = text.replace("torch: {}", "torch: {numProcPerNode: 1}")
+    found = lint(tmp_path, one_each, "--select", "GPU705")
+    assert [f["severity"] for f in found] == ["note"]
+
+
+def test_gpu705_kuberay_mounts_shm_itself(tmp_path):
+    text = """\
+        apiVersion: ray.io/v1
+        kind: RayCluster
+        metadata:
+          name: rc
+        spec:
+          headGroupSpec:
+            template:
+              spec:
+                containers:
+                  - name: ray-head
+                    image: rayproject/ray:2.52.0
+                    resources:
+                      limits:
+                        nvidia.com/gpu: 4
+        """
+    assert lint(tmp_path, text, "--select", "GPU705") == []
+
+
+# --- GPU706 env-shell-variable -----------------------------------------------------------------
+
+
+def test_gpu706_shell_references(tmp_path):
+    text = _pod(
+        _container(
+            "a",
+            env={
+                "LD_LIBRARY_PATH": "${LD_LIBRARY_PATH}:/usr/local/nvidia/lib64",
+                "HF_HOME": "$HOME/.cache",
+                "GOOD": "$(HOME)/x",
+                "ESCAPED": "$$HOME",
+                "PRICE": '"5$"',
+            },
+        )
+    )
+    found = lint(tmp_path, text, "--select", "GPU706")
+    assert where(found) == [("GPU706", 11, 18), ("GPU706", 13, 18)]
+    assert "env LD_LIBRARY_PATH uses ${LD_LIBRARY_PATH}" in found[0]["message"]
+    assert "literal text '${LD_LIBRARY_PATH}:/usr/local/nvidia/lib64'" in found[0]["message"]
+    assert "env HF_HOME uses $HOME" in found[1]["message"]
+
+
+def test_gpu704_volume_shared_with_an_infrastructure_container(tmp_path):
+    mount = "      volumeMounts:\n        - name: fw\n          mountPath: /lib/firmware\n"
+    volumes = "  volumes:\n    - name: fw\n      hostPath:\n        path: /run/nvidia/driver/lib\n"
+    driver = _container("driver", image="nvcr.io/nvidia/driver:550.54.15", extra=mount)
+    helper = _container("toolkit", image="quay.io/openshift/driver-toolkit:4.14", extra=mount)
+    assert lint(tmp_path, _pod(driver, helper, spec=volumes), "--select", "GPU704") == []
+    # the same volume in a workload pod is reported
+    found = lint(tmp_path, _pod(helper, spec=volumes), "--select", "GPU704")
+    assert where(found) == [("GPU704", 9, 9)]
+
+
+def test_gpu705_llm_inference_service_inherits_shm_from_its_config(tmp_path):
+    text = """\
+        apiVersion: serving.kserve.io/v1alpha1
+        kind: LLMInferenceService
+        metadata:
+          name: llm
+        spec:
+          template:
+            containers:
+              - name: main
+                resources:
+                  limits:
+                    nvidia.com/gpu: 8
+        """
+    assert lint(tmp_path, text, "--select", "GPU705") == []
+    config = text.replace("kind: LLMInferenceService", "kind: LLMInferenceServiceConfig")
+    assert where(lint(tmp_path, config, "--select", "GPU705")) == [("GPU705", 8, 9)]
+
+
+def test_gpu706_placeholders_and_launcher_options_pass(tmp_path):
+    text = _pod(
+        _container(
+            "a",
+            env={
+                "HF_TOKEN": "$HF_TOKEN",
+                "IMAGE_TAG": "${TAG}",
+                "VLLM_ADDITIONAL_ARGS": "'--kv-events-config topic=kv@${POD_IP}'",
+                "EXTRA": "'--host=$POD_IP'",
+                "CACHE": "${HOME}/cache",
+            },
+        )
+    )
+    found = lint(tmp_path, text, "--select", "GPU706")
+    assert where(found) == [("GPU706", 19, 18)]
+    assert "env CACHE uses ${HOME}" in found[0]["message"]
+
+
+def test_gpu702_fractional_gpu_pods_are_not_checked(tmp_path):
+    spec_meta = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations:\n"
+    text = (
+        spec_meta
+        + "    gpu-fraction: '0.5'\nspec:\n  containers:\n"
+        + _container("a", env={"CUDA_VISIBLE_DEVICES": '"0"'})
+    )
+    assert lint(tmp_path, text, "--select", "GPU702") == []
+    text = text.replace("gpu-fraction", "team")
+    assert where(lint(tmp_path, text, "--select", "GPU702")) == [("GPU702", 13, 18)]
+
+
+OPERANDS = SHARED_CORPUS / "NVIDIA__gpu-operator"
+
+
+@pytest.mark.skipif(not OPERANDS.is_dir(), reason="shared corpus not present")
+def test_gpu_operator_operands_are_infrastructure():
+    """The operator's DaemonSets set NVIDIA_VISIBLE_DEVICES=all, run privileged and mount the
+    driver from the host on purpose; their images are placeholders the operator fills."""
+    result = findings_json(
+        str(OPERANDS / "assets"),
+        str(OPERANDS / "internal" / "state" / "testdata"),
+        str(OPERANDS / "validator" / "manifests"),
+        "--select",
+        "GPU701,GPU702,GPU703,GPU704,GPU706",
+    )
+    assert result["findings"] == []
+    assert not [e for e in result["errors"] if "internal error" in e["message"]]
+
+
+def test_gpu701_702_placeholders_and_one_root_cause(tmp_path):
+    placeholder = _pod(
+        _container(
+            "a",
+            gpus=1,
+            env={"NVIDIA_VISIBLE_DEVICES": "'{{ .Values.devices }}'", "CUDA_VISIBLE_DEVICES": "0"},
+        )
+    )
+    assert lint(tmp_path, placeholder, "--select", "GPU701,GPU702") == []
+    both = _pod(
+        _container(
+            "a", gpus=1, env={"NVIDIA_VISIBLE_DEVICES": "all", "CUDA_VISIBLE_DEVICES": '"0,1,2,3"'}
+        )
+    )
+    found = lint(tmp_path, both, "--select", "GPU701,GPU702")
+    assert [f["code"] for f in found] == ["GPU701"]
+    alone = _pod(_container("a", gpus=1, env={"CUDA_VISIBLE_DEVICES": '"0,1,2,3"'}))
+    assert [f["code"] for f in lint(tmp_path, alone, "--select", "GPU701,GPU702")] == ["GPU702"]
+
+
+def test_gpu702_cuda_visible_devices_narrower_than_tensor_parallel(tmp_path):
+    text = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: vllm
+spec:
+  containers:
+    - name: server
+      image: vllm/vllm-openai:v0.9.1
+      args: [--model=m, --tensor-parallel-size=8]
+      env:
+        - name: CUDA_VISIBLE_DEVICES
+          value: "0"
+      resources:
+        limits:
+          nvidia.com/gpu: 8
+"""
+    found = lint(tmp_path, text, "--select", "GPU702,GPU107")
+    assert where(found) == [("GPU702", 12, 18)]
+    assert "shows container 'server' 1 of its 8 GPUs" in found[0]["message"]
+    assert "--tensor-parallel-size 8 needs 8 GPUs" in found[0]["message"]
+    wide = text.replace('value: "0"', 'value: "0,1,2,3,4,5,6,7"')
+    assert lint(tmp_path, wide, "--select", "GPU702,GPU107") == []
+    no_command = text.replace("args: [--model=m, --tensor-parallel-size=8]", "args: [serve.py]")
+    assert lint(tmp_path, no_command, "--select", "GPU702") == []
+
+
+_DYNAMO = """\
+    apiVersion: nvidia.com/v1alpha1
+    kind: DynamoGraphDeployment
+    metadata:
+      name: llm
+    spec:
+      services:
+        VllmWorker:
+          extraPodSpec:
+            containers:
+              - name: main
+                image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.4.0
+                resources:
+                  limits:
+                    nvidia.com/gpu: 2
+    """
+
+
+def test_gpu705_dynamo_operator_mounts_shm_itself(tmp_path):
+    assert lint(tmp_path, _DYNAMO, "--select", "GPU705") == []
+    # ClusterPolicy and other nvidia.com kinds get no such volume from the Dynamo operator
+    other = _DYNAMO.replace("kind: DynamoGraphDeployment", "kind: SomethingElse")
+    assert where(lint(tmp_path, other, "--select", "GPU705")) == [("GPU705", 10, 13)]
+
+
+def test_gpu705_dynamo_component_that_disables_shared_memory_is_checked(tmp_path):
+    disabled = _DYNAMO.replace(
+        "        VllmWorker:\n", "        VllmWorker:\n          sharedMemory: {disabled: true}\n"
+    )
+    assert where(lint(tmp_path, disabled, "--select", "GPU705")) == [("GPU705", 11, 13)]
+
+
+def test_gpu705_one_gpu_per_container_is_not_a_multi_gpu_process(tmp_path):
+    two = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: two
+spec:
+  containers:
+    - name: a
+      image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
+      command: [python, serve.py]
+      resources: {limits: {nvidia.com/gpu: 1}}
+    - name: b
+      image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
+      command: [python, serve.py]
+      resources: {limits: {nvidia.com/gpu: 2}}
+    - name: probe
+      image: nvidia/cuda:12.4.1-base-ubuntu22.04
+      command: [nvidia-smi]
+      resources: {limits: {nvidia.com/gpu: 2}}
+"""
+    found = lint(tmp_path, two, "--select", "GPU705")
+    assert where(found) == [("GPU705", 11, 7)]  # b holds 2; a holds 1, probe only looks
+    assert "the pod holds 5 GPUs" in found[0]["message"]
