@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from tests.conftest import findings_json, lint, where
+from tests.helpers import findings_json, lint, where
 
 CLOUD_INIT = """\
 #cloud-config

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpulint.model import kubelet
-from tests.conftest import lint, where
+from tests.helpers import lint, where
 
 CONFIG = """\
 apiVersion: kubelet.config.k8s.io/v1beta1

@@ -6,7 +6,7 @@ import textwrap
 
 from gpulint.model.cuda_images import visible_all_reason
 from gpulint.model.runtimes import go_bool, refuses_envvar_text
-from tests.conftest import findings_json, lint, run_cli, where
+from tests.helpers import findings_json, lint, run_cli, where
 
 RUNTIME_CLASS = """\
 apiVersion: node.k8s.io/v1
