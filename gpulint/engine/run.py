@@ -60,9 +60,18 @@ def make_finding(
     profile: ClusterProfile | None = None,
 ) -> Finding:
     """A check's report: its path is resolved in the document being linted."""
-    fix = None if report.fix is None else fix_info(doc, prefix, report.fix, rule.fix)
+    written = tuple(report.path)
+    real = resource.real_path(written) if resource is not None else written
+    if resource is not None and report.container is not None:
+        named = resource.container_label(report.container, written)
+        if named != report.container:
+            report = replace(report, container=named)
+    # A finding inside a pod an operator assembles points at what the author wrote; a fix
+    # built for the assembled container's paths would edit the wrong place, so none is offered.
+    offered = report.fix if real == written else None
+    fix = None if offered is None else fix_info(doc, prefix, offered, rule.fix)
     if report.anchor is None:
-        path = prefix + tuple(report.path)
+        path = prefix + real
         location, pointer, template, at_template, value = place_with_value(doc, path, report.at)
         ref = resource.ref if resource else None
         anchor = Anchor(location, pointer, ref, report.container, template, at_template)
