@@ -230,8 +230,9 @@ register(
         count=_dcd_pods,
         label=_dcd_name,
         build=_dcd_build,
+        qualify=True,
     ),
-    PodSite(("spec", "podTemplate", "spec"), count=_dcd_pods, label=_dcd_name),
+    PodSite(("spec", "podTemplate", "spec"), count=_dcd_pods, label=_dcd_name, qualify=True),
     group="nvidia.com",
 )
 
