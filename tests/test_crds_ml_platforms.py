@@ -235,3 +235,66 @@ def test_verbose_names_gpu_objects_that_gave_no_pod_spec(tmp_path):
     ]
     quiet = run_cli("check", str(path))
     assert "read no pod spec" not in quiet.output
+
+
+KSERVE_PAIR = """\
+    apiVersion: serving.kserve.io/v1alpha1
+    kind: ServingRuntime
+    metadata:
+      name: vllm
+    spec:
+      supportedModelFormats:
+        - name: huggingface
+      containers:
+        - name: kserve-container
+          image: kserve/huggingfaceserver:v0.15.0-gpu
+          resources:
+            requests:
+              nvidia.com/gpu: "1"
+    ---
+    apiVersion: serving.kserve.io/v1beta1
+    kind: InferenceService
+    metadata:
+      name: llm
+    spec:
+      predictor:
+        model:
+          modelFormat:
+            name: huggingface
+          runtime: vllm
+          resources:
+            limits:
+              nvidia.com/gpu: "1"
+    """
+
+
+def test_kserve_limit_in_the_isvc_covers_the_runtime_request(tmp_path):
+    assert lint(tmp_path, KSERVE_PAIR, "--select", "GPU101") == []
+
+
+def test_kserve_runtime_no_user_fixes_is_reported_once(tmp_path):
+    # the InferenceService requests too: one merged container, one finding (on the isvc)
+    text = KSERVE_PAIR.replace("            limits:\n", "            requests:\n")
+    findings = lint(tmp_path, text, "--select", "GPU101")
+    assert where(findings) == [("GPU101", 27, 11)]
+    assert "neither here nor in ServingRuntime vllm" in findings[0]["message"]
+    assert findings[0]["related"][0]["line"] == 9
+
+
+def test_kserve_runtime_alone_or_with_a_user_that_adds_nothing(tmp_path):
+    unused = KSERVE_PAIR.replace("runtime: vllm", "runtime: other")
+    assert where(lint(tmp_path, unused, "--select", "GPU101")) == [("GPU101", 13, 11)]
+    silent_user = KSERVE_PAIR.replace(
+        '          resources:\n            limits:\n              nvidia.com/gpu: "1"\n    ', ""
+    )
+    findings = lint(tmp_path, silent_user, "--select", "GPU101")
+    assert where(findings) == [("GPU101", 13, 11)]
+    assert "InferenceService llm, which runs on this runtime, sets none" in findings[0]["message"]
+
+
+def test_kserve_cluster_runtime_and_other_namespace(tmp_path):
+    cluster = KSERVE_PAIR.replace("kind: ServingRuntime", "kind: ClusterServingRuntime")
+    assert lint(tmp_path, cluster, "--select", "GPU101") == []
+    elsewhere = KSERVE_PAIR.replace("      name: vllm\n", "      name: vllm\n      namespace: a\n")
+    # a namespaced runtime serves only its namespace: judged alone
+    assert where(lint(tmp_path, elsewhere, "--select", "GPU101")) == [("GPU101", 14, 11)]
