@@ -298,3 +298,46 @@ def test_kserve_cluster_runtime_and_other_namespace(tmp_path):
     elsewhere = KSERVE_PAIR.replace("      name: vllm\n", "      name: vllm\n      namespace: a\n")
     # a namespaced runtime serves only its namespace: judged alone
     assert where(lint(tmp_path, elsewhere, "--select", "GPU101")) == [("GPU101", 14, 11)]
+
+
+KUBEAI_VALUES = """\
+    modelServers:
+      VLLM:
+        images:
+          default: vllm/vllm-openai:v0.6.4.post1
+    resourceProfiles:
+      nvidia-gpu-l4:
+        imageName: nvidia-gpu
+        requests:
+          nvidia.com/gpu: "1"
+          cpu: "6"
+          memory: 24Gi
+        nodeSelector:
+          cloud.google.com/gke-accelerator: nvidia-l4
+      nvidia-gpu-h100:
+        imageName: nvidia-gpu
+        limits:
+          nvidia.com/gpu: "1"
+    """
+
+
+def test_kubeai_resource_profiles_are_read_as_pods(tmp_path):
+    findings = lint(tmp_path, KUBEAI_VALUES, "--select", "GPU101,GPU106", name="values.yaml")
+    assert where(findings) == [("GPU106", 6, 3), ("GPU101", 9, 7), ("GPU106", 16, 5)]
+    assert [f["resource"]["name"] for f in findings] == [
+        "nvidia-gpu-l4",
+        "nvidia-gpu-l4",
+        "nvidia-gpu-h100",
+    ]
+    assert findings[1]["resource"]["kind"] == "ResourceProfile"
+    # KubeAI mounts a memory-backed /dev/shm in every model server pod
+    assert lint(tmp_path, KUBEAI_VALUES, "--select", "GPU705", name="values.yaml") == []
+
+
+def test_kubeai_profiles_under_an_umbrella_chart_and_other_files(tmp_path):
+    umbrella = "kubeai:\n" + textwrap.indent(textwrap.dedent(KUBEAI_VALUES), "  ")
+    found = lint(tmp_path, umbrella, "--select", "GPU101", name="values.yaml")
+    assert where(found) == [("GPU101", 10, 9)]
+    # a resourceProfiles mapping of other keys is some other chart's
+    other = "resourceProfiles:\n  big:\n    gpus: 2\n    requests:\n      nvidia.com/gpu: 1\n"
+    assert lint(tmp_path, other, "--select", "GPU101", name="values.yaml") == []

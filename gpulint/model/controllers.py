@@ -25,6 +25,9 @@ Sources:
   container, the container named ``node`` (kubeflow/trainer pkg/constants ``Node`` "the name of
   the Job and container for the trainer node"; docs/proposals/2170-kubeflow-trainer-v2 "how
   TrainingRuntime fields will be overridden with Trainer").
+- KubeAI: substratusai/kubeai internal/modelcontroller/engine_vllm.go, engine_ollama.go,
+  engine_infinity.go: every model server pod gets volume ``dshm`` (emptyDir, medium Memory) at
+  ``/dev/shm``; gpulint reads a resource profile of its values as such a pod (model/kubeai.py).
 - Kueue: kubernetes-sigs/kueue site/content/en/docs/concepts/resource_flavor.md: when it
   admits a workload (one labelled ``kueue.x-k8s.io/queue-name``), Kueue adds the
   ResourceFlavor's ``nodeLabels`` to the pods' node selector and its ``tolerations``.
@@ -74,6 +77,7 @@ CONTROLLERS = (
     Controller(
         "the NIM operator", "apps.nvidia.com", frozenset({"NIMService"}), frozenset({Adds.SHM})
     ),
+    Controller("KubeAI", "kubeai.org", frozenset({"ResourceProfile"}), frozenset({Adds.SHM})),
 )
 # Controllers picked by a label on the workload, whatever its kind.
 LABELLED = (

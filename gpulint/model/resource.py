@@ -16,6 +16,7 @@ from gpulint.model import (
     crds,  # noqa: F401 (importing it adds the CRDs to the workload table)
     crds_ml,  # noqa: F401 (the ML platforms' CRDs: Dynamo, llm-d)
     gpu,
+    kubeai,
     workloads,
 )
 from gpulint.model.generic import find_generic
@@ -319,6 +320,10 @@ def _resources_of(doc: Document) -> Iterator[Resource]:
     resource = _resource(doc, (), data)
     if resource is not None:
         yield resource
+        return
+    # A KubeAI values file: each resource profile is the pod of the Models that name it.
+    for prefix, name, profile in kubeai.profiles_of(data):
+        yield Resource(doc, prefix, profile, kubeai.KIND, kubeai.API_VERSION, name, None)
 
 
 def _resource(doc: Document, prefix: tuple, obj: Any) -> Resource | None:
