@@ -341,3 +341,26 @@ def test_kubeai_profiles_under_an_umbrella_chart_and_other_files(tmp_path):
     # a resourceProfiles mapping of other keys is some other chart's
     other = "resourceProfiles:\n  big:\n    gpus: 2\n    requests:\n      nvidia.com/gpu: 1\n"
     assert lint(tmp_path, other, "--select", "GPU101", name="values.yaml") == []
+
+
+def test_dynamo_v1beta1_shared_memory_size_zero_turns_the_operator_shm_off(tmp_path):
+    two = DYNAMO_V1BETA1.replace(
+        '"1"\n', '"2"\n                    limits:\n                      nvidia.com/gpu: "2"\n'
+    )
+    assert lint(tmp_path, two, "--select", "GPU705") == []
+    off = two.replace(
+        "          replicas: 2\n", '          replicas: 2\n          sharedMemorySize: "0"\n'
+    )
+    findings = lint(tmp_path, off, "--select", "GPU705")
+    assert where(findings) == [("GPU705", 14, 15)]
+    assert findings[0]["container"] == "decode/main"
+
+
+def test_verbose_ignores_gpu_label_keys_that_are_not_requests(tmp_path):
+    path = tmp_path / "rule.yaml"
+    path.write_text(
+        "apiVersion: nfd.k8s-sigs.io/v1alpha1\nkind: NodeFeatureRule\nmetadata:\n  name: r\n"
+        "spec:\n  rules:\n    - name: gpu\n      labels:\n        gpu.intel.com/product: flex\n"
+    )
+    result = run_cli("check", str(path), "-v")
+    assert "read no pod spec" not in result.output

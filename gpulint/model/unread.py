@@ -14,7 +14,7 @@ from typing import Any
 
 from gpulint.model.controllers import api_group
 from gpulint.model.generic import BUILTIN_GROUPS
-from gpulint.model.gpu import is_gpu_resource
+from gpulint.model.gpu import as_fraction, is_gpu_resource
 from gpulint.model.resource import Resource
 
 # Kinds that name GPU resources without keeping a pod, and that rules read as what they are:
@@ -35,7 +35,9 @@ def _mentions(node: Any, path: tuple, depth: int) -> Iterator[tuple]:
         return
     if isinstance(node, dict):
         for key, value in node.items():
-            if isinstance(key, str) and is_gpu_resource(key):
+            # A resource list's entry: a GPU resource name with a quantity (a node label of the
+            # same prefix, gpu.intel.com/product: "...", is not a request).
+            if isinstance(key, str) and is_gpu_resource(key) and as_fraction(value) is not None:
                 yield path + (key,)
                 return
             yield from _mentions(value, path + (key,), depth + 1)
