@@ -390,3 +390,15 @@ def test_gpu903_kubeai_resource_profile_without_a_count(tmp_path):
     for fine in ("nvidia-gpu-l4:2", "'{{ .Values.profile }}'"):
         text = KUBEAI_MODEL.replace("nvidia-gpu-l4", fine)
         assert lint(tmp_path, text, "--select", "GPU903") == []
+
+
+def test_dynamo_cpu_memory_left_out_is_not_judged(tmp_path):
+    # older operators fill cpu/memory defaults into every component, newer ones none
+    assert lint(tmp_path, DYNAMO_V1ALPHA1, "--select", "GPU106") == []
+    half = DYNAMO_V1ALPHA1.replace(
+        '            requests:\n              gpu: "2"\n',
+        '            requests:\n              gpu: "2"\n              cpu: "4"\n',
+    )
+    found = lint(tmp_path, half, "--select", "GPU106")
+    assert where(found) == [("GPU106", 13, 7)]
+    assert "no cpu limit" in found[0]["message"]
