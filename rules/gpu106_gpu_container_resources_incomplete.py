@@ -123,7 +123,16 @@ def _section(container: Container, name: str) -> dict[str, Any]:
 
 # Kinds whose admission webhook fills a missing cpu/memory request and limit with equal
 # defaults (KServe's InferenceService defaulter: the inferenceservice-config resource defaults).
-DEFAULTED_BY_CONTROLLER = {("serving.kserve.io", "InferenceService")}
+# Dynamo's operator filled cpu/memory defaults into every component before its v1beta1 rework
+# (ai-dynamo/dynamo deploy/cloud/operator/internal/controller/
+# dynamocomponentdeployment_controller.go getResourcesConfig: requests 300m/500Mi, limits
+# 500m/1Gi) and fills none since: what the pod gets depends on the operator's release, so only
+# what the manifest itself half-sets is judged.
+DEFAULTED_BY_CONTROLLER = {
+    ("serving.kserve.io", "InferenceService"),
+    ("nvidia.com", "DynamoGraphDeployment"),
+    ("nvidia.com", "DynamoComponentDeployment"),
+}
 
 
 def _defaulted(resource: Resource) -> bool:

@@ -13,7 +13,8 @@ node's `/dev/shm` and pass. Kinds whose controller mounts a memory-backed
 with its sources): KubeRay's Ray pods, KServe's `LLMInferenceService` (from its
 `LLMInferenceServiceConfig` templates), the Dynamo operator's
 `DynamoGraphDeployment` and `DynamoComponentDeployment`, the NIM operator's
-`NIMService` (unless a Dynamo component sets `sharedMemory.disabled`).
+`NIMService`, KubeAI's model pods (read from its resource profiles); a Dynamo component
+that sets `sharedMemory.disabled` or `sharedMemorySize: "0"` is checked.
 Containers that only probe the GPU or wait (`nvidia-smi`, a CUDA sample,
 `sleep`) are left alone, and so, in a pod that is multi-GPU only by its count,
 is a container that holds one GPU of them: nothing shares its GPU.

@@ -28,6 +28,7 @@ from gpulint.inputs.units import GLOBAL, unit_of
 from gpulint.model.describe import describe
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
+from gpulint.model.unread import unread_gpu_mention
 from gpulint.report import rule_pages
 from gpulint.report.held import detail_lines
 from gpulint.rules.anchor import Anchor
@@ -35,7 +36,7 @@ from gpulint.rules.registry import Registry, builtin_rules, default_registry
 from gpulint.rules.rule import Context, Report, Rule
 from gpulint.yaml import toml_tree
 from gpulint.yaml.parse import Document, documents
-from gpulint.yaml.positions import place_with_value
+from gpulint.yaml.positions import place, place_with_value
 
 
 @dataclass
@@ -60,9 +61,18 @@ def make_finding(
     profile: ClusterProfile | None = None,
 ) -> Finding:
     """A check's report: its path is resolved in the document being linted."""
-    fix = None if report.fix is None else fix_info(doc, prefix, report.fix, rule.fix)
+    written = tuple(report.path)
+    real = resource.real_path(written) if resource is not None else written
+    if resource is not None and report.container is not None:
+        named = resource.container_label(report.container, written)
+        if named != report.container:
+            report = replace(report, container=named)
+    # A finding inside a pod an operator assembles points at what the author wrote; a fix
+    # built for the assembled container's paths would edit the wrong place, so none is offered.
+    offered = report.fix if real == written else None
+    fix = None if offered is None else fix_info(doc, prefix, offered, rule.fix)
     if report.anchor is None:
-        path = prefix + tuple(report.path)
+        path = prefix + real
         location, pointer, template, at_template, value = place_with_value(doc, path, report.at)
         ref = resource.ref if resource else None
         anchor = Anchor(location, pointer, ref, report.container, template, at_template)
@@ -133,6 +143,21 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
                 f"{resource.kind} ({resource.api_version}) is not in the workload table; "
                 "its pod specs were found generically (a mapping with containers that have images)"
             )
+        if settings.verbose:
+            _notice_unread(doc, resource, result)
+
+
+def _notice_unread(doc: Document, resource: Resource, result: FileResult) -> None:
+    """An object that names a GPU resource but gave no pod spec: say it was not checked."""
+    mention = unread_gpu_mention(resource)
+    if mention is None:
+        return
+    location = place(doc, resource.prefix + mention)[0]
+    result.notices.append(
+        f"{location.file}:{location.line}: {resource.kind} {resource.name} "
+        f"({resource.api_version}) names {mention[-1]} but gpulint read no pod spec from it: "
+        "its containers were not checked (gpulint does not know where this kind keeps its pods)"
+    )
 
 
 DEBUG_HINT = "run with --debug or GPULINT_DEBUG=1 for the traceback"

@@ -25,6 +25,9 @@ Sources:
   container, the container named ``node`` (kubeflow/trainer pkg/constants ``Node`` "the name of
   the Job and container for the trainer node"; docs/proposals/2170-kubeflow-trainer-v2 "how
   TrainingRuntime fields will be overridden with Trainer").
+- KubeAI: substratusai/kubeai internal/modelcontroller/engine_vllm.go, engine_ollama.go,
+  engine_infinity.go: every model server pod gets volume ``dshm`` (emptyDir, medium Memory) at
+  ``/dev/shm``; gpulint reads a resource profile of its values as such a pod (model/kubeai.py).
 - Kueue: kubernetes-sigs/kueue site/content/en/docs/concepts/resource_flavor.md: when it
   admits a workload (one labelled ``kueue.x-k8s.io/queue-name``), Kueue adds the
   ResourceFlavor's ``nodeLabels`` to the pods' node selector and its ``tolerations``.
@@ -37,6 +40,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from gpulint.model import workloads
+from gpulint.model.gpu import as_fraction
 
 if TYPE_CHECKING:
     from gpulint.model.resource import PodSpec, Resource
@@ -55,8 +59,9 @@ class Controller:
     kinds: frozenset[str] | None  # None: every kind of the group
     adds: frozenset[Adds]
     label: str | None = None  # the workload label that hands it to the controller
-    # A field, on the pod spec's parent or above, whose true value turns the addition off.
-    opt_out: tuple[str, ...] | None = None
+    # Fields, on the pod spec's parent or above, whose true (or zero quantity) value turns the
+    # addition off.
+    opt_out: tuple[tuple[str, ...], ...] = ()
 
 
 CONTROLLERS = (
@@ -69,11 +74,14 @@ CONTROLLERS = (
         "nvidia.com",
         frozenset({"DynamoGraphDeployment", "DynamoComponentDeployment"}),
         frozenset({Adds.SHM}),
-        opt_out=("sharedMemory", "disabled"),
+        # v1alpha1 sharedMemory.disabled; v1beta1 sharedMemorySize "0" (deploy/operator/api/
+        # v1beta1/dynamocomponentdeployment_types.go: `"0"` disables the shared-memory volume).
+        opt_out=(("sharedMemory", "disabled"), ("sharedMemorySize",)),
     ),
     Controller(
         "the NIM operator", "apps.nvidia.com", frozenset({"NIMService"}), frozenset({Adds.SHM})
     ),
+    Controller("KubeAI", "kubeai.org", frozenset({"ResourceProfile"}), frozenset({Adds.SHM})),
 )
 # Controllers picked by a label on the workload, whatever its kind.
 LABELLED = (
@@ -87,15 +95,19 @@ LABELLED = (
 )
 
 
-def _opted_out(resource: Resource, pod: PodSpec, field: tuple[str, ...] | None) -> bool:
-    """Whether ``field`` is true on an object above the pod spec (a Dynamo component's
-    ``sharedMemory.disabled``)."""
-    if field is None:
-        return False
+def _off(value: object) -> bool:
+    return value is True or (
+        not isinstance(value, bool) and value is not None and as_fraction(value) == 0
+    )
+
+
+def _opted_out(resource: Resource, pod: PodSpec, fields: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether one of ``fields`` is true (or a zero quantity) on an object above the pod spec
+    (a Dynamo component's ``sharedMemory.disabled``, ``sharedMemorySize: "0"``)."""
     path = pod.path
     while path:
         path = path[:-1]
-        if workloads.get(resource.obj, path + field) is True:
+        if any(_off(workloads.get(resource.obj, path + field)) for field in fields):
             return True
     return False
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gpulint.model import kubeai
 from gpulint.model.nvidia import recognise
 from gpulint.model.resource import resources_of
 from gpulint.yaml.parse import Document
@@ -23,6 +24,9 @@ def describe(doc: Document, values_for: str | None = None) -> str:
             what = f"{pods} pod spec(s) checked" if pods else "no pod spec"
             found.append(f"{resource.ref.label()} ({what})")
         return ", ".join(found) or f"{data.get('kind')} (no objects)"
+    profiles = [r.name for r in resources_of(doc) if r.kind == kubeai.KIND]
+    if profiles:
+        return f"KubeAI resource profiles, each read as a pod: {', '.join(profiles)}"
     placed = recognise.place(data, values_for)
     if placed:
         return ", ".join(

@@ -32,6 +32,7 @@ _BUILTIN_GROUPS = frozenset(
         "events.k8s.io",
     }
 )
+BUILTIN_GROUPS = _BUILTIN_GROUPS  # for model.unread
 _SKIPPED_KEYS = frozenset({"metadata", "status"})
 
 

@@ -14,7 +14,9 @@ from typing import Any, TypeVar
 from gpulint.findings import ResourceRef
 from gpulint.model import (
     crds,  # noqa: F401 (importing it adds the CRDs to the workload table)
+    crds_ml,  # noqa: F401 (the ML platforms' CRDs: Dynamo, llm-d)
     gpu,
+    kubeai,
     workloads,
 )
 from gpulint.model.generic import find_generic
@@ -74,6 +76,11 @@ class PodSpec:
     # Paths (relative to the spec) of single containers or container lists kept
     # outside ``containers``: KServe's ``model``, Argo's ``container``/``script``.
     extra_containers: tuple[tuple, ...] = ()
+    # Containers an operator assembles (workloads.Built): (path, data), data not in the object.
+    built_containers: tuple[tuple[tuple, dict], ...] = ()
+    # Virtual path -> where its value was written (workloads.Built.redirects).
+    redirects: tuple[tuple[tuple, tuple], ...] = ()
+    qualify: bool = False  # findings name its containers ``role/name`` (workloads.PodSite)
 
     @property
     def metadata(self) -> dict:
@@ -100,6 +107,8 @@ class PodSpec:
                 if isinstance(item, dict):
                     path = self.path + rel + ((index,) if isinstance(value, list) else ())
                     found.append(Container(self, "container", index, path, item))
+        for index, (path, item) in enumerate(self.built_containers):
+            found.append(Container(self, "container", index, path, item))
         return found
 
     def regular_containers(self) -> list[Container]:
@@ -173,8 +182,49 @@ class Resource:
                 role = (site.label(self.obj, bound) if site.label else None) or site.role
                 role = role or ("/".join(str(b) for b in bound) or None)
                 replicas = _replicas(self.obj, site, bound)
-                found.append(PodSpec(self, path, spec, meta, role, replicas, site.containers))
+                if site.build is None:
+                    pod = PodSpec(self, path, spec, meta, role, replicas, site.containers)
+                    pod.qualify = site.qualify
+                    found.append(pod)
+                    continue
+                built = site.build(self.obj, path)
+                if built is not None:
+                    found.append(
+                        PodSpec(
+                            self,
+                            built.path,
+                            built.spec,
+                            meta,
+                            role,
+                            replicas,
+                            built_containers=built.containers,
+                            redirects=built.redirects,
+                            qualify=site.qualify,
+                        )
+                    )
         return found
+
+    @cached_property
+    def redirects(self) -> dict[tuple, tuple]:
+        """Virtual paths of operator-assembled pods -> where the author wrote the value."""
+        return {virtual: real for pod in self.pod_specs for virtual, real in pod.redirects}
+
+    def container_label(self, name: str, path: tuple) -> str:
+        """``role/name`` for a container of a pod whose site qualifies its names, else ``name``."""
+        for pod in self.pod_specs:
+            if pod.qualify and pod.role and path[: len(pod.path)] == pod.path:
+                return f"{pod.role}/{name}"
+        return name
+
+    def real_path(self, path: tuple) -> tuple:
+        """``path`` with its longest redirected prefix replaced (itself when none is)."""
+        redirects = self.redirects
+        if redirects:
+            for n in range(len(path), 0, -1):
+                target = redirects.get(path[:n])
+                if target is not None:
+                    return target + path[n:]
+        return path
 
     @property
     def generic(self) -> bool:
@@ -199,6 +249,7 @@ class Resource:
         """
         for pod in self.__dict__.pop("pod_specs", ()):
             pod.__dict__.pop("containers", None)
+        self.__dict__.pop("redirects", None)
         self.memo.clear()
 
 
@@ -269,6 +320,10 @@ def _resources_of(doc: Document) -> Iterator[Resource]:
     resource = _resource(doc, (), data)
     if resource is not None:
         yield resource
+        return
+    # A KubeAI values file: each resource profile is the pod of the Models that name it.
+    for prefix, name, profile in kubeai.profiles_of(data):
+        yield Resource(doc, prefix, profile, kubeai.KIND, kubeai.API_VERSION, name, None)
 
 
 def _resource(doc: Document, prefix: tuple, obj: Any) -> Resource | None:

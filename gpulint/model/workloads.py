@@ -17,6 +17,22 @@ ANY_ITEM = "[]"
 
 
 @dataclass(frozen=True)
+class Built:
+    """A pod spec an operator assembles from fields that are not a PodSpec.
+
+    ``containers`` are (path, data) pairs: data is the container as the operator builds it,
+    path is where it sits (or would sit) in the object. ``redirects`` map such virtual paths
+    (relative to the object) to the real place the value was written, so findings and anchors
+    point at the text the author wrote (``Resource.real_path``).
+    """
+
+    path: tuple
+    spec: dict
+    containers: tuple[tuple[tuple, dict], ...] = ()
+    redirects: tuple[tuple[tuple, tuple], ...] = ()
+
+
+@dataclass(frozen=True)
 class PodSite:
     """One place a kind keeps a pod spec."""
 
@@ -38,6 +54,13 @@ class PodSite:
     count: Callable[[Any, tuple], int | None] | None = None
     # (object, bound) -> role name from the object (a Ray worker group's name).
     label: Callable[[Any, tuple], str | None] | None = None
+    # (object, matched path) -> the pod the operator assembles from its own fields (a Dynamo
+    # service's ``resources`` and ``mainContainer``), or None when the site holds no pod the run
+    # can judge; wins over reading the matched mapping as the pod spec.
+    build: Callable[[Any, tuple], Built | None] | None = None
+    # Findings name the container with its role (``VllmWorker/main``): the platform names every
+    # role's engine container alike (Dynamo's ``main``), so the name alone says not which pod.
+    qualify: bool = False
 
     def metadata_pattern(self) -> tuple | None:
         if self.metadata is not None:

@@ -102,8 +102,10 @@ class Context:
     ) -> Anchor:
         """The place of ``path`` (relative to ``resource``), to report once all files are read."""
         location, pointer, template, at_template = place(
-            resource.doc, resource.prefix + tuple(path), at
+            resource.doc, resource.prefix + resource.real_path(tuple(path)), at
         )
+        if container is not None:
+            container = resource.container_label(container, tuple(path))
         return Anchor(location, pointer, resource.ref, container, template, at_template)
 
     def document_anchor(self, doc: Document, path: tuple, at: str = "key") -> Anchor:
