@@ -313,6 +313,10 @@ for _kind in ("LLMInferenceService", "LLMInferenceServiceConfig"):
 
 # A workflow template runs one pod: `container`, `script` or a `containerSet`, with sidecars.
 _ARGO_CONTAINERS = (("container",), ("script",), ("containerSet", "containers"), ("sidecars",))
+# The controller names a template's container or script container `main`
+# (argoproj/argo-workflows workflow/common/common.go MainContainerName); findings name the
+# template too (`train/main`), since every template's container is `main`.
+_ARGO_MAIN = ((("container",), "main"), (("script",), "main"))
 
 
 def _argo_site(templates: tuple) -> PodSite:
@@ -320,7 +324,9 @@ def _argo_site(templates: tuple) -> PodSite:
         templates + (ANY_ITEM,),
         metadata=templates + (ANY_ITEM, "metadata"),
         containers=_ARGO_CONTAINERS,
+        container_names=_ARGO_MAIN,
         label=_named(templates),
+        qualify=True,
     )
 
 

@@ -38,11 +38,14 @@ class Container:
     index: int
     path: tuple  # relative to the resource object
     data: dict
+    default_name: str | None = None  # what the controller names it when the manifest does not
 
     @property
     def name(self) -> str:
         name = self.data.get("name")
-        return str(name) if name is not None else f"#{self.index}"
+        if name is not None:
+            return str(name)
+        return self.default_name or f"#{self.index}"
 
     @property
     def is_init(self) -> bool:
@@ -81,6 +84,7 @@ class PodSpec:
     # Virtual path -> where its value was written (workloads.Built.redirects).
     redirects: tuple[tuple[tuple, tuple], ...] = ()
     qualify: bool = False  # findings name its containers ``role/name`` (workloads.PodSite)
+    container_names: tuple[tuple[tuple, str], ...] = ()  # workloads.PodSite.container_names
 
     @property
     def metadata(self) -> dict:
@@ -103,10 +107,11 @@ class PodSpec:
         for rel in self.extra_containers:
             value = workloads.get(self.spec, rel)
             items = value if isinstance(value, list) else [value]
+            single = None if isinstance(value, list) else dict(self.container_names).get(rel)
             for index, item in enumerate(items):
                 if isinstance(item, dict):
                     path = self.path + rel + ((index,) if isinstance(value, list) else ())
-                    found.append(Container(self, "container", index, path, item))
+                    found.append(Container(self, "container", index, path, item, single))
         for index, (path, item) in enumerate(self.built_containers):
             found.append(Container(self, "container", index, path, item))
         return found
@@ -185,6 +190,7 @@ class Resource:
                 if site.build is None:
                     pod = PodSpec(self, path, spec, meta, role, replicas, site.containers)
                     pod.qualify = site.qualify
+                    pod.container_names = site.container_names
                     found.append(pod)
                     continue
                 built = site.build(self.obj, path)

@@ -48,6 +48,9 @@ class PodSite:
     # Extra places, relative to ``spec``, holding one container (a mapping) or a
     # list of them: KServe's framework container (``model``), Argo's ``container``.
     containers: tuple[tuple, ...] = ()
+    # The name the controller gives an unnamed single container of ``containers`` (Argo's
+    # ``container`` and ``script`` run as ``main``): (relative path, name).
+    container_names: tuple[tuple[tuple, str], ...] = ()
     # (object, bound) -> pods, for counts that are not a product of fields
     # (LeaderWorkerSet workers: replicas x (size - 1)); wins over ``replicas``,
     # which then only names the fields that set the count.

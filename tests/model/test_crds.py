@@ -695,6 +695,14 @@ def test_argo_templates_are_named_by_template():
     assert roles == ["main", "train", "evaluate", "pair"]
 
 
+def test_argo_containers_are_named_as_the_controller_names_them(tmp_path):
+    # `container` and `script` run as `main` (Argo's MainContainerName); findings name the
+    # template with it, since every template's container is `main`.
+    data = findings_json(str(_write(tmp_path, ARGO_WORKFLOW)), "--select", "GPU101")
+    spots = [(f["line"], f["container"]) for f in data["findings"]]
+    assert spots == [(18, "train/main"), (26, "evaluate/main"), (34, "pair/a")]
+
+
 def test_rollout_replicas():
     assert _roles(ROLLOUT) == [(None, 5)]
 
