@@ -6,11 +6,11 @@ Loaded once, on first use, through gpulint's own parser; no network, ever.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from gpulint.inputs.sources import Source
+from gpulint.record import record
 from gpulint.yaml.parse import parse
 
 # Node labels differ from marketing sizes and vary with driver and ECC.
@@ -18,7 +18,7 @@ MEMORY_TOLERANCE = 0.03
 NVIDIA_PREFIX = "NVIDIA-"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Gpu:
     """One GPU of the catalog: its node labels, memory and MIG profiles."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import partial
 from typing import Any
 
@@ -28,6 +28,7 @@ from gpulint.inputs.units import GLOBAL, unit_of
 from gpulint.model.describe import describe
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
+from gpulint.record import record
 from gpulint.report import rule_pages
 from gpulint.report.held import detail_lines
 from gpulint.rules.anchor import Anchor
@@ -38,7 +39,7 @@ from gpulint.yaml.parse import Document, documents
 from gpulint.yaml.positions import place_with_value
 
 
-@dataclass
+@record
 class FileResult:
     """What linting one target gives: findings, input errors, cross-file facts, notices."""
 

@@ -13,17 +13,19 @@ DaemonSet adds the runtimes of those names to containerd's config on every GPU n
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint.model.nvidia import operator, recognise
 from gpulint.model.resource import PodSpec, Resource
+from gpulint.record import record
 
 NVIDIA_PREFIX = "nvidia.com/"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuntimeClassView:
+    """A RuntimeClass: its name and handler."""
+
     name: str
     handler: str | None
 
@@ -50,7 +52,7 @@ def pod_runtime_classes(resource: Resource) -> Iterator[tuple[PodSpec, Any]]:
 SET_AS_DEFAULT = ("CONTAINERD_SET_AS_DEFAULT", "RUNTIME_SET_AS_DEFAULT")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OperatorToolkit:
     """What GPU Operator settings (ClusterPolicy spec or chart values) say of the toolkit."""
 

@@ -9,14 +9,15 @@ values the spec pattern matched, so a role's replica count stays with its role.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
+
+from gpulint.record import record
 
 ANY_KEY = "*"
 ANY_ITEM = "[]"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PodSite:
     """One place a kind keeps a pod spec."""
 
@@ -47,7 +48,7 @@ class PodSite:
         return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WorkloadKind:
     """A kind of the workload table and where its pod specs are."""
 

@@ -22,13 +22,14 @@ import datetime
 import inspect
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, TypeVar
 
 from gpulint.config.settings import Settings
 from gpulint.findings import Finding, FixInfo, Related, RuleInfo, Severity, bounded
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource
+from gpulint.record import record
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.directives import Directive
 from gpulint.rules.options import Option
@@ -46,7 +47,7 @@ RelatedPlace = tuple[Anchor, str]
 _NOTHING_KNOWN = ClusterProfile()  # another place the finding concerns, and what is there
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Report:
     """What every hook yields: where, what is wrong, and the other places it concerns."""
 
@@ -84,7 +85,7 @@ class Report:
         )
 
 
-@dataclass
+@record
 class Context:
     """The run as a rule sees it: settings, the rules that run, the cluster profile."""
 
@@ -135,8 +136,10 @@ DirectiveCheck = Callable[[list[Directive], Context, datetime.date], Reports]
 Hook = TypeVar("Hook", bound=Callable[..., Any])
 
 
-@dataclass
+@record
 class Rule:
+    """A rule: its code, name, severity and documentation, and the hooks it registers."""
+
     code: str
     name: str
     severity: Severity
