@@ -90,11 +90,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from gpulint.model import containerd, runtimes
 from gpulint.model.nvidia import recognise
-from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity, record
 
 rule = Rule(
     "GPU312",
@@ -107,7 +106,7 @@ rule = Rule(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Config:
     anchor: Anchor
     label: str
@@ -115,17 +114,17 @@ class Config:
     nvidia: str  # the NVIDIA runtime it defines
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class GpuPod:
     label: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Toolkit:
     """The operator's toolkit makes the NVIDIA runtime the default on every GPU node."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class NotDefault:
     """Operator settings that tell the toolkit to leave containerd's default alone."""
 

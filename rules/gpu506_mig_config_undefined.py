@@ -92,13 +92,12 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint import catalog
 from gpulint.model.nvidia import mig_parted, operator, recognise
 from gpulint.model.placeholders import is_placeholder
-from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity, record
 
 rule = Rule(
     "GPU506",
@@ -113,12 +112,12 @@ rule = Rule(
 # default-mig-parted-config): names a node may use without a custom config.
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Defined:
     names: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Named:
     name: str
     anchor: Anchor

@@ -92,7 +92,6 @@ object's `spec.devices.requests`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint.model.dra import (
@@ -103,7 +102,7 @@ from gpulint.model.dra import (
     namespaces_match,
     pod_claims,
 )
-from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, record
 from gpulint.validate.schema import did_you_mean
 
 rule = Rule(
@@ -117,7 +116,7 @@ rule = Rule(
 _RESOURCE = {TEMPLATE: "resourceclaimtemplate", "ResourceClaim": "resourceclaim"}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _PodRef:
     namespace: str | None
     kind: str
@@ -126,7 +125,7 @@ class _PodRef:
     anchor: Anchor
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _RequestRef:
     namespace: str | None
     kind: str
