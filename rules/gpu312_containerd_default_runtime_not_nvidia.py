@@ -108,6 +108,8 @@ rule = Rule(
 
 @record(frozen=True, slots=True)
 class Config:
+    """A containerd config whose default runtime is not its NVIDIA runtime."""
+
     anchor: Anchor
     label: str
     default: str
@@ -116,6 +118,8 @@ class Config:
 
 @record(frozen=True, slots=True)
 class GpuPod:
+    """A GPU pod that sets no runtimeClassName."""
+
     label: str
 
 

@@ -89,11 +89,15 @@ rule = Rule(
 
 @record(frozen=True, slots=True)
 class Defined:
+    """A RuntimeClass of the run."""
+
     name: str
 
 
 @record(frozen=True, slots=True)
 class Used:
+    """A pod's runtimeClassName."""
+
     name: str
     anchor: Anchor
     label: str

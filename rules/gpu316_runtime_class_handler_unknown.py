@@ -78,16 +78,20 @@ rule = Rule(
 
 @record(frozen=True, slots=True)
 class Runtimes:
+    """The runtimes a containerd config of the run defines."""
+
     names: tuple[str, ...]
 
 
 @record(frozen=True, slots=True)
 class Toolkit:
-    pass
+    """The operator's toolkit manages the nodes' containerd configs."""
 
 
 @record(frozen=True, slots=True)
 class Handler:
+    """A RuntimeClass handler."""
+
     handler: str
     anchor: Anchor
     runtime_class: str

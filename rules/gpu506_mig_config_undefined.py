@@ -114,11 +114,15 @@ rule = Rule(
 
 @record(frozen=True, slots=True)
 class Defined:
+    """The config names a mig-parted config of the run defines."""
+
     names: tuple[str, ...]
 
 
 @record(frozen=True, slots=True)
 class Named:
+    """A MIG config name a node label asks for."""
+
     name: str
     anchor: Anchor
     label: str  # "NodePool gpu-mig label nvidia.com/mig.config"

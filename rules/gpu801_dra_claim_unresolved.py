@@ -118,6 +118,8 @@ _RESOURCE = {TEMPLATE: "resourceclaimtemplate", "ResourceClaim": "resourceclaim"
 
 @record(frozen=True, slots=True)
 class _PodRef:
+    """A pod's resourceClaims entry and the claim or template it names."""
+
     namespace: str | None
     kind: str
     target: str
@@ -127,6 +129,8 @@ class _PodRef:
 
 @record(frozen=True, slots=True)
 class _RequestRef:
+    """A container's claim request and the pod claim entry it names."""
+
     namespace: str | None
     kind: str
     target: str

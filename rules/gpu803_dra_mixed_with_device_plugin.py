@@ -120,6 +120,8 @@ rule = Rule(
 
 @record(frozen=True, slots=True)
 class _Class:
+    """A DeviceClass: whether it selects GPUs, its extended resource."""
+
     name: str
     selects_gpus: bool
     extended_resource: str | None
@@ -127,6 +129,8 @@ class _Class:
 
 @record(frozen=True, slots=True)
 class _Mix:
+    """A device plugin GPU resource of a container that also uses one of its pod's claims."""
+
     namespace: str | None
     kind: str
     target: str
