@@ -134,6 +134,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("gpulint.yaml.toml_tree", "tomllib"): "tomllib: ~2.4 ms, only when a .toml source is read",
     ("gpulint.yaml.toml_tree", "tomli"): "tomllib's backport (Python 3.10), as above",
     ("gpulint.config.file", "gpulint.rules.custom"): "~1.5 ms, only with custom-rules",
+    ("gpulint.filter.suppress", "gpulint.filter.directives"): "~1 ms, only for `gpulint:` comments",
     # Tracebacks only with --debug.
     ("gpulint.engine.run", "traceback"): "traceback: ~0.9 ms",
     ("gpulint.cli.main", "traceback"): "traceback: ~0.9 ms",
