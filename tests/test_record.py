@@ -10,8 +10,9 @@ from __future__ import annotations
 import ast
 import copy
 import dataclasses
+import inspect
 import pickle
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +68,86 @@ def _shown(obj: Any) -> list[str]:
     return [f"{f.name}={getattr(obj, f.name)!r}" for f in dataclasses.fields(obj) if f.repr]
 
 
+@pytest.mark.parametrize(("frozen", "slots"), OPTIONS)
+def test_init_matches_the_dataclass(frozen: bool, slots: bool) -> None:
+    made_by_dataclass, made_by_record = _pair(frozen, slots)
+    assert str(inspect.signature(made_by_record)) == str(inspect.signature(made_by_dataclass))
+    assert made_by_record.__init__.__qualname__ == made_by_dataclass.__init__.__qualname__
+    point = made_by_record(tags=("t",), x=3)
+    assert (point.x, point.label, point.tags, point.memo) == (3, "p", ("t",), {})
+    assert made_by_record(1).memo is not made_by_record(1).memo  # a factory call each
+    with pytest.raises(TypeError):
+        made_by_record()  # x is required
+
+
+@pytest.mark.parametrize("frozen", [False, True])
+def test_post_init_runs_after_the_fields_are_set(frozen: bool) -> None:
+    seen = []
+
+    @record(frozen=frozen, slots=True)
+    class Checked:
+        """A record that checks itself."""
+
+        code: str
+
+        def __post_init__(self) -> None:
+            seen.append(self.code)
+            if not self.code:
+                raise ValueError("empty code")
+
+    Checked("GPU101")
+    with pytest.raises(ValueError, match="empty code"):
+        Checked("")
+    assert seen == ["GPU101", ""]
+
+
+def test_what_the_init_does_not_write_is_refused() -> None:
+    with pytest.raises(TypeError, match="plain fields only"):
+
+        @record
+        class WithInitVar:
+            seed: InitVar[int]
+
+    with pytest.raises(TypeError, match="plain fields only"):
+
+        @record
+        class Hidden:
+            made: int = field(default=0, init=False)
+
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+
+        @record
+        class Order:
+            a: int = 0
+            b: int  # type: ignore[misc]
+
+
+def test_init_is_compiled_on_first_use_and_then_is_a_plain_function() -> None:
+    _, made = _pair(True, True)
+    assert type(made.__dict__["__init__"]).__name__ == "_CompiledOnUse"
+    first = made(1)
+    assert inspect.isfunction(made.__dict__["__init__"]) and made(1) == first
+    _, other = _pair(False, False)
+    assert "x" in str(inspect.signature(other))  # a lookup compiles it too
+    assert inspect.isfunction(other.__dict__["__init__"])
+
+
+def test_an_undocumented_record_gets_the_dataclass_docstring() -> None:
+    @dataclass(frozen=True)
+    class Bare:
+        x: int
+        y: str = "a"
+
+    made_by_dataclass = Bare
+
+    @record(frozen=True)  # type: ignore[no-redef]
+    class Bare:
+        x: int
+        y: str = "a"
+
+    assert Bare.__doc__ == made_by_dataclass.__doc__ == "Bare(x: 'int', y: 'str' = 'a')"
+
+
 def test_a_field_left_out_of_compare_is_left_out_of_equality() -> None:
     _, made = _pair(True, True)
     assert made(1, memo={"a": 1}) == made(1, memo={"b": 2})
@@ -82,12 +163,42 @@ def test_instances_of_another_class_are_never_equal() -> None:
 
 @pytest.mark.parametrize("slots", [False, True])
 def test_frozen_records_refuse_assignment_as_dataclasses_do(slots: bool) -> None:
-    _, made = _pair(True, slots)
-    point = made(1)
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        point.x = 2
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        del point.x
+    made_by_dataclass, made_by_record = _pair(True, slots)
+    for made in (made_by_dataclass, made_by_record):
+        point = made(1)
+        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'x'"):
+            point.x = 2
+        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field 'x'"):
+            del point.x
+        assert point.x == 1
+    # Not a field: refused on the class itself. (Python 3.11's frozen slotted dataclass
+    # raises TypeError here instead, from super() over the class it replaced.)
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'new'"):
+        made_by_record(1).new = 2
+
+
+def test_a_plain_subclass_of_a_frozen_record_may_set_its_own_attributes() -> None:
+    for made in _pair(True, False):
+
+        class Extended(made):  # type: ignore[misc, valid-type]
+            pass
+
+        point = Extended(1)
+        point.extra = 5
+        assert point.extra == 5
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            point.x = 2
+
+
+@pytest.mark.parametrize(("frozen", "slots"), OPTIONS)
+def test_pickles_and_copies_match_the_dataclass(frozen: bool, slots: bool) -> None:
+    made_by_dataclass, made_by_record = _pair(frozen, slots)
+    for made in (made_by_dataclass, made_by_record):
+        globals()["Point"] = made  # pickle finds classes by module and name
+        made.__qualname__ = "Point"
+        point = made(4, "q", (1,), {"m": 1})
+        for twin in (pickle.loads(pickle.dumps(point)), copy.copy(point), copy.deepcopy(point)):
+            assert type(twin) is made and twin == point and twin.memo == {"m": 1}
 
 
 @pytest.mark.parametrize(("frozen", "slots"), OPTIONS)
