@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -416,6 +417,10 @@ def main() -> None:
     try:
         cli.main(prog_name="gpulint")
     except SystemExit:
+        # The run is over and its reports are written and closed. Frozen, the objects
+        # still alive are left out of the collections the interpreter runs as it exits
+        # (~15 ms of a one-file run's ~130, issue 12); the process's end frees them.
+        gc.freeze()
         raise
     except KeyboardInterrupt:
         sys.stderr.write("gpulint: interrupted\n")
