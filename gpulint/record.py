@@ -6,9 +6,10 @@ defines over a hundred record classes, and a frozen dataclass gets six methods
 (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``, ``__delattr__``),
 so creating the classes took about half of the start-up of a one-file run. A record
 is made by ``dataclass`` itself (fields, defaults, slots: ``init``, ``repr``, ``eq``
-and ``frozen`` off), then given a compiled ``__init__`` like the dataclass's and the
-other five methods as functions shared by every record, driven by the field names
-the decorator stores once per class.
+and ``frozen`` off), then given an ``__init__`` written as the dataclass writes it,
+compiled on first use (a one-file run makes instances of fewer than half of them),
+and the other five methods as functions shared by every record, driven by the field
+names the decorator stores once per class.
 
 The behaviour is the dataclass's: the same ``__init__`` (parameters, defaults,
 default factories, ``__post_init__``), the same ``repr`` text, equality between
