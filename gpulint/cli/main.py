@@ -419,7 +419,7 @@ def main() -> None:
     except SystemExit:
         # The run is over and its reports are written and closed. Frozen, the objects
         # still alive are left out of the collections the interpreter runs as it exits
-        # (~15 ms of a one-file run's ~130, issue 12); the process's end frees them.
+        # (~12 ms of a one-file run's ~130, issue 12); the process's end frees them.
         gc.freeze()
         raise
     except KeyboardInterrupt:
