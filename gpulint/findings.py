@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from gpulint.record import record
 
 
 class Severity(enum.IntEnum):
@@ -29,7 +31,7 @@ class Severity(enum.IntEnum):
         return self.name.lower()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Location:
     """A span in a file; lines and columns are 1-based, the end is exclusive."""
 
@@ -40,7 +42,7 @@ class Location:
     end_column: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ValueSource:
     """Where a rendered value came from: a Helm values file's key, or a ``--set``."""
 
@@ -55,8 +57,10 @@ class ValueSource:
         return f"{loc.file}:{loc.line}:{loc.column}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ResourceRef:
+    """The Kubernetes object a finding is about."""
+
     kind: str
     name: str
     namespace: str | None = None
@@ -67,7 +71,7 @@ class ResourceRef:
         return f"{self.kind} {ns}{self.name}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Suppression:
     """Why a finding is not counted: the source of the silence and its reason."""
 
@@ -75,7 +79,7 @@ class Suppression:
     reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Edit:
     """Replace the text from ``offset`` to ``end`` (characters into the linted text, line
     breaks counted as one) with ``text``; the same span as 1-based lines and columns."""
@@ -89,7 +93,7 @@ class Edit:
     end_column: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FixInfo:
     """A finding's fix: its edits in ``file``, or no edits and the reason why not."""
 
@@ -110,7 +114,7 @@ class FixInfo:
         return bool(self.edits)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Related:
     """Another place a finding concerns (the file a cross-file rule compares with)."""
 
@@ -118,8 +122,10 @@ class Related:
     message: str  # what is there: "nvidia-device-plugin values deploy v0.17.0"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Finding:
+    """One problem a rule found: code, severity, message, place and what else it carries."""
+
     code: str
     name: str
     severity: Severity
@@ -150,7 +156,7 @@ class Finding:
         return hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class InputError:
     """Input that could not be read, parsed or rendered; always exit code 2."""
 
@@ -163,7 +169,7 @@ class InputError:
         return (self.file, self.line, self.column, self.message)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RuleInfo:
     """What reporters need to know about a rule (SARIF's tool.driver.rules)."""
 
@@ -188,7 +194,7 @@ FACT_HELP = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class HeldBack:
     """Findings of one rule held back for want of cluster facts (model/profile.py)."""
 
@@ -198,8 +204,10 @@ class HeldBack:
     count: int
 
 
-@dataclass
+@record
 class RunResult:
+    """What a run produced: findings, input errors, the rules that ran, notices."""
+
     findings: list[Finding]
     errors: list[InputError]
     rules: list[RuleInfo]

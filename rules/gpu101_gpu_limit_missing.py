@@ -62,13 +62,12 @@ server accepts only that value).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from gpulint.fix import helpers
 from gpulint.model import shapes
 from gpulint.model.gpu import gpu_entries
 from gpulint.model.kserve_merge import is_merged_runtime_container, runtime_named
-from gpulint.rules.api import Anchor, Container, Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Anchor, Container, Context, Report, Resource, Rule, Severity, record
 
 rule = Rule(
     "GPU101",
@@ -109,7 +108,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Half:
     """One half of a KServe predictor container: its GPU requests (with places) and limits."""
 

@@ -93,11 +93,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from gpulint.model import containerd, runtimes
 from gpulint.model.nvidia import device_list, recognise
-from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity, record
 
 rule = Rule(
     "GPU312",
@@ -110,32 +109,36 @@ rule = Rule(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Config:
+    """A containerd config whose default runtime is not its NVIDIA runtime."""
+
     anchor: Anchor
     label: str
     default: str
     nvidia: str  # the NVIDIA runtime it defines
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class GpuPod:
+    """A GPU pod that sets no runtimeClassName."""
+
     label: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ListStrategy:
     """A device-list strategy of the run's device plugin: CDI only, or served by the runtime."""
 
     only_cdi: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Toolkit:
     """The operator's toolkit makes the NVIDIA runtime the default on every GPU node."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class NotDefault:
     """Operator settings that tell the toolkit to leave containerd's default alone."""
 

@@ -72,11 +72,10 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from gpulint.model import containerd, runtimes
 from gpulint.model.placeholders import is_placeholder
-from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, record
 
 rule = Rule(
     "GPU315",
@@ -88,13 +87,17 @@ rule = Rule(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Defined:
+    """A RuntimeClass of the run."""
+
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Used:
+    """A pod's runtimeClassName."""
+
     name: str
     anchor: Anchor
     label: str

@@ -61,11 +61,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from gpulint.model import containerd, runtimes
 from gpulint.model.nvidia import recognise
-from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity, record
 
 rule = Rule(
     "GPU316",
@@ -77,18 +76,22 @@ rule = Rule(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Runtimes:
+    """The runtimes a containerd config of the run defines."""
+
     names: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Toolkit:
-    pass
+    """The operator's toolkit manages the nodes' containerd configs."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Handler:
+    """A RuntimeClass handler."""
+
     handler: str
     anchor: Anchor
     runtime_class: str

@@ -83,11 +83,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from gpulint.model import containerd
 from gpulint.model.nvidia import containers, device_list, operator, recognise
-from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity, record
 
 rule = Rule(
     "GPU317",
@@ -99,21 +98,21 @@ rule = Rule(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CdiOff:
     anchor: Anchor
     label: str
     passes_annotations: bool  # a runtime copies CRI annotations into the OCI spec
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Strategy:
     anchor: Anchor
     strategies: tuple[str, ...]
     how: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Operator:
     """The GPU Operator picks the strategy and configures containerd itself."""
 

@@ -60,7 +60,6 @@ small ones. Use full GPUs (`nvidia.com/gpu`) in a separate container.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint.model.dra import (
@@ -74,7 +73,7 @@ from gpulint.model.dra import (
 )
 from gpulint.model.gpu import NVIDIA_GPU
 from gpulint.model.mig import mig_entries
-from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, record
 
 rule = Rule(
     "GPU503",
@@ -109,7 +108,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _ClaimUse:
     """A container's DRA claims and its device plugin GPUs (a picklable fact)."""
 

@@ -92,13 +92,12 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint import catalog
 from gpulint.model.nvidia import mig_parted, operator, recognise
 from gpulint.model.placeholders import is_placeholder
-from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity, record
 
 rule = Rule(
     "GPU506",
@@ -113,13 +112,17 @@ rule = Rule(
 # default-mig-parted-config): names a node may use without a custom config.
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Defined:
+    """The config names a mig-parted config of the run defines."""
+
     names: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Named:
+    """A MIG config name a node label asks for."""
+
     name: str
     anchor: Anchor
     label: str  # "NodePool gpu-mig label nvidia.com/mig.config"

@@ -114,7 +114,6 @@ only the author knows whether the container should use a GPU.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Literal
 
 from gpulint.model import containerd, runtimes
@@ -136,6 +135,7 @@ from gpulint.rules.api import (
     Resource,
     Rule,
     Severity,
+    record,
 )
 
 rule = Rule(
@@ -150,7 +150,7 @@ VARIABLE = "NVIDIA_VISIBLE_DEVICES"
 NEEDS = ("nvidia-runtime",)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Candidate:
     anchor: Anchor
     container: str
@@ -160,14 +160,14 @@ class Candidate:
     zero: bool  # nvidia.com/gpu: 0 written out
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ClassFact:
     name: str
     handler: str | None
     anchor: Anchor
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DefaultFact:
     """A containerd config: is its default runtime NVIDIA's, and its NVIDIA runtimes."""
 
@@ -177,7 +177,7 @@ class DefaultFact:
     runtimes: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class OperatorFact:
     enabled: bool  # the toolkit runs (and rewrites the nodes' containerd config)
     default: bool | None  # runtimes.OperatorToolkit.default_state
@@ -186,7 +186,7 @@ class OperatorFact:
     anchor: Anchor
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Refuses:
     """A toolkit config.toml that ignores the variable in unprivileged containers."""
 

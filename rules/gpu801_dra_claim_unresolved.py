@@ -92,7 +92,6 @@ object's `spec.devices.requests`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint.model.dra import (
@@ -103,7 +102,7 @@ from gpulint.model.dra import (
     namespaces_match,
     pod_claims,
 )
-from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, record
 from gpulint.validate.schema import did_you_mean
 
 rule = Rule(
@@ -117,8 +116,10 @@ rule = Rule(
 _RESOURCE = {TEMPLATE: "resourceclaimtemplate", "ResourceClaim": "resourceclaim"}
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _PodRef:
+    """A pod's resourceClaims entry and the claim or template it names."""
+
     namespace: str | None
     kind: str
     target: str
@@ -126,8 +127,10 @@ class _PodRef:
     anchor: Anchor
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _RequestRef:
+    """A container's claim request and the pod claim entry it names."""
+
     namespace: str | None
     kind: str
     target: str

@@ -92,7 +92,6 @@ device plugin.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint.model.dra import (
@@ -108,7 +107,7 @@ from gpulint.model.dra import (
     pod_claims,
 )
 from gpulint.model.gpu import NVIDIA_GPU, NVIDIA_SHARED, gpu_entries, is_mig_resource
-from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, record
 
 rule = Rule(
     "GPU803",
@@ -119,15 +118,19 @@ rule = Rule(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Class:
+    """A DeviceClass: whether it selects GPUs, its extended resource."""
+
     name: str
     selects_gpus: bool
     extended_resource: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Mix:
+    """A device plugin GPU resource of a container that also uses one of its pod's claims."""
+
     namespace: str | None
     kind: str
     target: str

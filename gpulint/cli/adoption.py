@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import NoReturn
 
 import click
@@ -25,6 +25,7 @@ from gpulint.config.settings import Settings
 from gpulint.filter import baseline
 from gpulint.findings import RunResult, printable
 from gpulint.inputs.discover import Target, display_path
+from gpulint.record import record
 from gpulint.report.outputs import OutputError
 from gpulint.rules.registry import Registry, default_registry
 
@@ -99,7 +100,7 @@ _NAMES = (
 )
 
 
-@dataclass
+@record
 class Setup:
     """The config file, path filters and flags of one ``gpulint check``, applied in three steps."""
 

@@ -8,13 +8,13 @@ key's line and column; the CLI exits with code 2 on any of them.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from gpulint.config.settings import Exemption
 from gpulint.findings import InputError, Severity
 from gpulint.inputs.sources import decode
-from gpulint.rules import custom as custom_rules
+from gpulint.record import record
 from gpulint.rules.registry import Registry, Rule
 from gpulint.validate import quick
 from gpulint.validate import schema as schema_check
@@ -31,7 +31,7 @@ class ConfigError(Exception):
         self.errors = errors
 
 
-@dataclass
+@record
 class Config:
     """A validated config file: its values, custom rules and exemptions."""
 
@@ -120,6 +120,11 @@ def _custom_rules(
 ) -> tuple[list[Rule], list[InputError]]:
     rules: list[Rule] = []
     errors: list[InputError] = []
+    if not values.get("custom-rules"):
+        return rules, errors
+    # Only when the config file declares custom rules (start-up: ~1.5 ms with textwrap).
+    from gpulint.rules import custom as custom_rules
+
     seen_codes = {r.code for r in registry}
     seen_names = {r.name for r in registry}
     for i, spec in enumerate(values.get("custom-rules", ())):

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+
+from gpulint.record import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Pattern:
     """One gitignore-style line, compiled."""
 

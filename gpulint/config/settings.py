@@ -7,10 +7,11 @@ fill it live in ``gpulint/cli/``, the config file and the merging in ``gpulint/c
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from gpulint.findings import Finding, Severity
+from gpulint.record import record
 
 DEFAULT_GPU_TAINT_KEYS = ("nvidia.com/gpu",)
 DEFAULT_MAX_GPUS_PER_NODE = 8
@@ -18,7 +19,7 @@ DEFAULT_RENDER_TIMEOUT = 120.0  # seconds for one helm or kustomize run
 DEFAULT_RELEASE_NAME = "release-name"  # what `helm template` calls a release by default
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RenderOptions:
     """What the command line passes to the Helm and Kustomize renderers."""
 
@@ -33,7 +34,7 @@ class RenderOptions:
     timeout: float = DEFAULT_RENDER_TIMEOUT
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ClusterOptions:
     """The cluster inventory (``--cluster``, ``--pods``) the scheduling rules fit workloads to."""
 
@@ -42,7 +43,7 @@ class ClusterOptions:
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Exemption:
     """Findings accepted by where they are (picklable; globs match with fnmatch)."""
 
@@ -73,8 +74,10 @@ def _any_glob(patterns: tuple[str, ...], value: str) -> bool:
     return any(fnmatch.fnmatchcase(value, p) for p in patterns)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class GpuTaint:
+    """A taint the run's GPU nodes carry (``key:effect``), from the config file."""
+
     key: str
     effect: str = "NoSchedule"
 
@@ -82,7 +85,7 @@ class GpuTaint:
         return f"{self.key}:{self.effect}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ClusterConfig:
     """The ``cluster:`` section of ``.gpulint.yaml`` (and the older top-level keys)."""
 
@@ -94,7 +97,7 @@ class ClusterConfig:
     source: str = ".gpulint.yaml"
 
 
-@dataclass
+@record
 class Settings:
     """Everything a run is told: flags over the config file over these defaults."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import partial
 from typing import Any
 
@@ -29,6 +29,7 @@ from gpulint.model.describe import describe
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
 from gpulint.model.unread import unread_gpu_mention
+from gpulint.record import record
 from gpulint.report import rule_pages
 from gpulint.report.held import detail_lines
 from gpulint.rules.anchor import Anchor
@@ -39,7 +40,7 @@ from gpulint.yaml.parse import Document, documents
 from gpulint.yaml.positions import place, place_with_value
 
 
-@dataclass
+@record
 class FileResult:
     """What linting one target gives: findings, input errors, cross-file facts, notices."""
 

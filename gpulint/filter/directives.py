@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import datetime
 import re
-from dataclasses import dataclass
+
+from gpulint.record import record
 
 # `#` starts a YAML comment at the line start or after whitespace.
 COMMENT = re.compile(r"(?:^|(?<=\s))#\s*gpulint:\s*disable(?P<body>.*)$")
@@ -28,15 +29,19 @@ _SPACE = re.compile(r"\s*")
 OPTIONS = ("until",)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Parsed:
+    """A directive's body: the rules it names, its expiry date and its reason."""
+
     selectors: tuple[str, ...]
     until: datetime.date | None
     reason: str | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
+    """Why a directive's body does not parse, and where in the line."""
+
     message: str
     offset: int  # in the line
 

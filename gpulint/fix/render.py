@@ -11,16 +11,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from gpulint.fix.spec import Copy, Value
+from gpulint.record import record
 from gpulint.yaml.scalars import resolve_plain
 
 _PLAIN = re.compile(r"^[A-Za-z0-9_./$()][A-Za-z0-9_./$()@+=:~-]*$")
 _FLOW_INDICATORS = re.compile(r"[,\[\]{}]")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Layout:
     """How the file indents: a nested mapping's step, a sequence's dash offset."""
 

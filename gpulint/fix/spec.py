@@ -8,14 +8,16 @@ the same way a report's path becomes a position. Paths are relative to the resou
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Union
+
+from gpulint.record import record
 
 SAFE, UNSAFE = "safe", "unsafe"
 SAFETIES = (SAFE, UNSAFE)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Copy:
     """The source text of the scalar at ``path``, verbatim (quoting included)."""
 
@@ -26,7 +28,7 @@ class Copy:
 Value = Union[str, int, bool, Copy, "dict[str, Value]", "list[Value]"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SetScalar:
     """Replace the single-line scalar at ``path`` with ``value``, in its own quoting style."""
 
@@ -34,7 +36,7 @@ class SetScalar:
     value: str | Copy
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ReplaceText:
     """Replace the one occurrence of ``old`` in the scalar at ``path`` with ``new``."""
 
@@ -43,7 +45,7 @@ class ReplaceText:
     new: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AddEntry:
     """Add ``key: value`` to the block mapping at ``path``; missing mappings are created."""
 
@@ -52,7 +54,7 @@ class AddEntry:
     value: Value
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AppendItem:
     """Append ``item`` to the block sequence at ``path``; a missing one is created."""
 
@@ -60,7 +62,7 @@ class AppendItem:
     item: Value
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DeleteRepeats:
     """Delete every entry of ``key`` in the mapping at ``path`` but the first."""
 
@@ -71,7 +73,7 @@ class DeleteRepeats:
 Change = SetScalar | ReplaceText | AddEntry | AppendItem | DeleteRepeats
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Fix:
     """A titled set of changes; ``safety`` None takes the rule's declared safety."""
 

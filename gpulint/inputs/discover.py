@@ -17,9 +17,9 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from gpulint.findings import InputError
+from gpulint.record import record
 
 LINTED_SUFFIXES = (".yaml", ".yml", ".json")
 CONTAINERD_MARK = b"io.containerd."
@@ -27,7 +27,7 @@ _PEEK = 1 << 20  # containerd configs are small; the plugin names come early
 STDIN = "-"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     """One input: a file to read, standard input, or a folder a renderer handles."""
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from gpulint.config.settings import Settings
 from gpulint.findings import InputError
 from gpulint.inputs.discover import Target
 from gpulint.inputs.sources import Source, read_file, read_stream
+from gpulint.record import record
 
 Reader = Callable[[Target, Settings], "tuple[list[Source], list[InputError]]"]
 # Called on every source before parsing (Helm's --chart-dir attaches a template mapper).
@@ -39,7 +40,7 @@ def read_stdin(target: Target, settings: Settings) -> tuple[list[Source], list[I
     return [decoded], []
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Readers:
     """Target kind -> reader, and the hooks every source passes through before parsing."""
 

@@ -11,13 +11,14 @@ import codecs
 import errno
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import BinaryIO
 
 from gpulint.findings import InputError
+from gpulint.record import record
 
 
-@dataclass
+@record
 class Source:
     """Decoded text to parse, with the path findings name."""
 

@@ -17,11 +17,12 @@ the default); ``units: per-run`` joins every file of the run, as gpulint did bef
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from gpulint.inputs.discover import STDIN, Target, display_path
 from gpulint.inputs.render import KUSTOMIZATION_FILES, kustomization_file
 from gpulint.inputs.render.kustomize_refs import PATCH_FIELDS, Refs, members, refs_of
+from gpulint.record import record
 
 PER_FOLDER = "per-folder"
 PER_RUN = "per-run"
@@ -29,8 +30,10 @@ UNIT_MODES = (PER_FOLDER, PER_RUN)
 GLOBAL = None  # the unit of the --cluster inventory: joined to every unit
 
 
-@dataclass
+@record
 class Plan:
+    """The targets a run lints, and the notices on how it splits them into units."""
+
     targets: list[Target]
     # How files are linted: always for a patch left out, else with --verbose when the run
     # has kustomizations.

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
 from functools import cached_property
 from math import prod
 
 from gpulint.model.resource import Container
+from gpulint.record import record
 
 TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp", "--tp-size")
 PP_FLAGS = ("--pipeline-parallel-size", "-pp", "--pp", "--pp-size")
@@ -43,7 +43,7 @@ _SHELL_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_]\w*)")
 _SHELLS = ("sh", "bash", "ash", "dash", "zsh")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Arg:
     """One word of a container command line and where it came from."""
 
@@ -51,7 +51,7 @@ class Arg:
     path: tuple  # the command/args item (or env value) it came from, relative to the resource
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Degree:
     """A parallel degree a command line sets (tensor, pipeline, processes per node...)."""
 
@@ -60,7 +60,7 @@ class Degree:
     path: tuple
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Parallelism:
     """The GPUs one pod's launcher expects: the product of its degrees."""
 
@@ -189,7 +189,7 @@ def _has(words: list[Arg], names: tuple[str, ...]) -> bool:
     return any(w.text in names or w.text.split("=", 1)[0] in names for w in words)
 
 
-@dataclass
+@record
 class CommandLine:
     """A container's command and args as words, parsed once and shared."""
 

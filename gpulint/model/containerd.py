@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from gpulint.model.resource import Resource
+from gpulint.record import record
 from gpulint.yaml.parse import Document
 from gpulint.yaml.toml_tree import load
 
@@ -46,8 +46,10 @@ OPERATOR_RUNTIME_CLASSES = frozenset({"nvidia", "nvidia-cdi", "nvidia-legacy"})
 _MAX_DEPTH = 12
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Runtime:
+    """One runtime of a containerd config: its name, place, type and binary."""
+
     name: str
     path: tuple  # to runtimes.<name>, relative to the config
     runtime_type: str | None
@@ -67,8 +69,10 @@ class Runtime:
         return binary.startswith("nvidia-container-runtime") or self.name.startswith("nvidia")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ContainerdConfig:
+    """What a containerd config.toml says about runtimes, for the version it declares."""
+
     version: int
     plugin: str  # the CRI plugin section this version reads
     runtimes: dict[str, Runtime]
@@ -86,8 +90,10 @@ class ContainerdConfig:
         return ("plugins", self.plugin, "enable_cdi")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FoundContainerd:
+    """A containerd config found in the inputs: where it is and what it says."""
+
     path: tuple  # the config (a TOML document) or the string that holds it
     label: str
     config: ContainerdConfig

@@ -35,12 +35,12 @@ Sources:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
 from gpulint.model import workloads
 from gpulint.model.gpu import as_fraction
+from gpulint.record import record
 
 if TYPE_CHECKING:
     from gpulint.model.resource import PodSpec, Resource
@@ -52,8 +52,10 @@ class Adds(Enum):
     NODE_SELECTION = "a node selector"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Controller:
+    """An ML operator and what it adds to the pods of the kinds it manages."""
+
     name: str
     group: str
     kinds: frozenset[str] | None  # None: every kind of the group

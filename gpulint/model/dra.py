@@ -15,10 +15,10 @@ itself (kubernetes/api ``resource/v1/types.go``, ``resource/v1beta1/types.go``).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint.model.resource import Container, PodSpec, Resource
+from gpulint.record import record
 
 GROUP = "resource.k8s.io"
 CLAIM = "ResourceClaim"
@@ -57,7 +57,7 @@ def is_dra_object(resource: Resource) -> bool:
     return group == GROUP and resource.kind in OBJECT_KINDS
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PodClaim:
     """One ``spec.resourceClaims`` entry."""
 
@@ -78,7 +78,7 @@ class PodClaim:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ContainerClaim:
     """One ``resources.claims`` entry of a container."""
 
@@ -152,7 +152,7 @@ def _get(obj: Any, path: tuple) -> Any:
     return obj
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DeviceRequest:
     """One device request of a ResourceClaim (or claim template) spec."""
 
@@ -233,7 +233,7 @@ def compute_domain_template(resource: Resource) -> str | None:
     return _text(_get(resource.obj, COMPUTE_DOMAIN_TEMPLATE))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ClaimObject:
     """A ResourceClaim or ResourceClaimTemplate the run defines (a small picklable fact)."""
 

@@ -4,10 +4,10 @@ have images), outside the built-in API groups."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint.model import workloads
+from gpulint.record import record
 
 _BUILTIN_GROUPS = frozenset(
     {
@@ -61,7 +61,7 @@ def _walk(node: Any, path: tuple, depth: int) -> Iterator[tuple]:
             yield from _walk(item, path + (index,), depth + 1)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GenericSpec:
     """A pod spec found by its shape: where it is, its metadata's path, a role to name it by."""
 

@@ -13,18 +13,17 @@ is a GPU at all is then unknown.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpulint.model.dra import ClaimObject, container_claims, namespaces_match, pod_claims
 from gpulint.model.gpu import total_gpus
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Container, PodSpec
+from gpulint.record import record
 
 # A claim's device request as a container uses it: (claim kind, claim name, request name).
 ClaimKey = tuple[str, str, str]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Held:
     """The GPUs a container (or a pod) holds."""
 

@@ -7,7 +7,6 @@ and on a Node's own labels (each label is then a one-value ``In``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from gpulint import catalog
 from gpulint.model.gpu_labels import (
@@ -25,9 +24,10 @@ from gpulint.model.gpu_labels import (
     is_model_key,
 )
 from gpulint.model.scheduling import LabelRequirement
+from gpulint.record import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Contradiction:
     """A label requirement that cannot hold with the others, and why."""
 

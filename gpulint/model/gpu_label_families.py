@@ -25,14 +25,16 @@ Sources:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 
 from gpulint import catalog
+from gpulint.record import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LabelFamily:
+    """A provider's node labels that name the GPU model."""
+
     provider: str
     keys: frozenset[str]
 

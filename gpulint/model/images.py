@@ -7,16 +7,15 @@ a tag follows the last ``:`` after the last ``/``; a digest follows ``@``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpulint.model import placeholders
+from gpulint.record import record
 
 # Beyond the placeholders the shared recogniser names, characters no image reference holds
 # (a half-written `<registry`, `${`, `%`): not a reference yet, so nothing to judge.
 _NOT_IN_A_REFERENCE = frozenset("$<>%{}")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ImageRef:
     """A container image reference split into registry, repository, tag and digest."""
 

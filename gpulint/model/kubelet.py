@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from gpulint import catalog
 from gpulint.inputs.sources import Source
 from gpulint.model.resource import Resource
+from gpulint.record import record
 from gpulint.yaml.parse import Document, parse
 
 GROUP = "kubelet.config.k8s.io/"
@@ -32,15 +32,19 @@ _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\D|$)")
 Minor = tuple[int, int]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Gates:
+    """The featureGates of one kubelet configuration, and where they are written."""
+
     path: tuple  # to the featureGates mapping (through a string that holds it)
     gates: dict
     label: str  # where, for configurations inside a string ("" otherwise)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Refusal:
+    """A gate the kubelet refuses to start with, and why."""
+
     gate: str
     why: str  # why the kubelet refuses it, in words
 

@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint import catalog
 from gpulint.model import gpu
 from gpulint.model.resource import Container
 from gpulint.model.scheduling import affinity_terms, node_selector
+from gpulint.record import record
 from gpulint.validate.schema import closest
 
 PRODUCT_LABEL = "nvidia.com/gpu.product"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MigEntry:
     """A MIG resource a container requests, with its profile and count."""
 
@@ -65,7 +65,7 @@ def resource_profiles(device: catalog.Gpu) -> list[str]:
     return sorted(catalog.mig_resource_profile(p) for p in device.mig_profiles)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProductChoice:
     """The ``nvidia.com/gpu.product`` values a pod can run on, and where they are set."""
 

@@ -11,15 +11,16 @@ is overlap with the already occupied memory slices"). On an A100 40 GB two
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpulint.catalog import Gpu
+from gpulint.record import record
 
 Instance = tuple[tuple[int, ...], int]  # valid starts, memory slices taken
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Misfit:
+    """Why MIG instances do not fit one GPU: the kind of misfit, the profile, the message."""
+
     kind: str  # "profile", "count" or "placement"
     profile: str | None  # the profile at fault (None: the layout as a whole)
     message: str

@@ -10,8 +10,6 @@ the cluster profile's GPU models, when every one is a known product.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpulint import catalog
 from gpulint.model.commands import command_line
 from gpulint.model.gpu import NVIDIA_GPU
@@ -21,6 +19,7 @@ from gpulint.model.model_weights import Weights, model_parallel_degree, weights
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.model.scheduling import required_values
+from gpulint.record import record
 
 LWS_GROUP = "leaderworkerset.x-k8s.io"
 GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"
@@ -46,7 +45,7 @@ def spans_pods(resource: Resource) -> bool:
     return False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Fit:
     """A model copy's weights against the memory of the GPUs that hold it."""
 

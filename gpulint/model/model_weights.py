@@ -12,7 +12,6 @@ silent rather than guess.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from gpulint.model import placeholders
 from gpulint.model.commands import (
@@ -23,6 +22,7 @@ from gpulint.model.commands import (
     CommandLine,
     literal_env,
 )
+from gpulint.record import record
 
 MODEL_FLAGS = ("--model", "--model-path", "--model-id", "--model-name-or-path")
 QUANT_FLAGS = ("--quantization", "-q", "--quantize")
@@ -119,7 +119,7 @@ _DTYPE_BYTES = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Weights:
     """A model's weights: what the count and precision are, and where the model is named."""
 

@@ -7,12 +7,13 @@ collect one per Node in worker processes and decide in the parent.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from gpulint.model.gpu import is_gpu_resource
 from gpulint.model.quantity import QuantityError, parse_quantity
 from gpulint.model.resource import Resource
+from gpulint.record import record
 
 # The taint the node lifecycle controller mirrors from ``spec.unschedulable``
 # (TaintNodesByCondition); NodeUnschedulable lets pods that tolerate it through.
@@ -20,7 +21,7 @@ UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Taint:
     """A Node taint."""
 
@@ -33,7 +34,7 @@ class Taint:
         return f"{self.key}{value}:{self.effect}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class NodeView:
     """What scheduling needs of a Node: labels, taints, allocatable GPUs."""
 

@@ -8,13 +8,14 @@ files are read.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from gpulint.model import workloads
 from gpulint.model.nodes import NodeView, is_node, node_view
 from gpulint.model.resource import PodSpec, Resource, shared
 from gpulint.model.scheduler import PodRequirements, pod_requirements
+from gpulint.record import record
 
 # How a Node object starts in YAML or JSON, written loosely enough to err one way
 # only: any `kind` whose value is Node (quoted, tagged, a block scalar, on the next
@@ -25,7 +26,7 @@ NODE_KIND = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class NodeFact:
     """A Node of the run and the file it came from."""
 
@@ -33,7 +34,7 @@ class NodeFact:
     file: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DraServed:
     """A DeviceClass that serves an extended resource through DRA (KEP-5004): the scheduler
     allocates it from ResourceSlices, not from the nodes' allocatable."""
@@ -41,7 +42,7 @@ class DraServed:
     resource: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PodFact:
     """One pod template of a workload that asks for GPUs."""
 

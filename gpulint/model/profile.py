@@ -15,10 +15,11 @@ small, frozen and picklable, so worker processes get it with the context.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from gpulint.config.settings import ClusterConfig, GpuTaint
 from gpulint.model.dra import GPU_DEVICE_CLASSES, ClaimObject
+from gpulint.record import record
 
 PROVIDERS = ("gke", "eks", "aks", "openshift", "generic")
 
@@ -35,7 +36,7 @@ MAX_GPUS = "max-gpus-per-node"
 GKE_GPU_TAINT = "nvidia.com/gpu"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class GpuNodeGroup:
     """One kind of GPU node the run describes: a Node, a NodePool, a config entry."""
 
@@ -45,7 +46,7 @@ class GpuNodeGroup:
     max_gpus: int | None = None
 
 
-@dataclass
+@record
 class Observations:
     """Profile facts gathered from the run's objects, merged in any order."""
 
@@ -77,7 +78,7 @@ class Observations:
         self.gpu_classes |= other.gpu_classes
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ClusterProfile:
     """What is established; None means unknown (a rule that needs it holds back)."""
 

@@ -7,7 +7,7 @@ once through :func:`shared` and kept in the owner's ``memo`` until :func:`releas
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Any, TypeVar
 
@@ -20,6 +20,7 @@ from gpulint.model import (
     workloads,
 )
 from gpulint.model.generic import find_generic
+from gpulint.record import record
 from gpulint.yaml.parse import Document
 
 CONTAINER_LISTS = (
@@ -29,7 +30,7 @@ CONTAINER_LISTS = (
 )
 
 
-@dataclass
+@record
 class Container:
     """A container of a pod spec (app, init or ephemeral)."""
 
@@ -66,7 +67,7 @@ class Container:
         return image if isinstance(image, str) else ""
 
 
-@dataclass
+@record
 class PodSpec:
     """A pod spec inside a resource, with what the kind says about it."""
 
@@ -134,7 +135,7 @@ class PodSpec:
         return any(c.gpus for c in self.containers)
 
 
-@dataclass
+@record
 class Resource:
     """A Kubernetes object of a document: kind, name, namespace and its pod specs."""
 

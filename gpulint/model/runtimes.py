@@ -14,17 +14,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint.model.nvidia import operator, recognise
 from gpulint.model.resource import PodSpec, Resource
+from gpulint.record import record
 
 NVIDIA_PREFIX = "nvidia.com/"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuntimeClassView:
+    """A RuntimeClass: its name and handler."""
+
     name: str
     handler: str | None
 
@@ -72,7 +74,7 @@ def go_bool(value: Any) -> bool | None:
     return True if text in _GO_TRUE else False if text in _GO_FALSE else None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OperatorToolkit:
     """What GPU Operator settings (ClusterPolicy spec or chart values) say of the toolkit."""
 

@@ -20,12 +20,13 @@ scheduler: the kubelet admits it, checking only NoExecute taints, node affinity 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from gpulint.model import scheduling
 from gpulint.model.nodes import BLOCKING_EFFECTS, UNSCHEDULABLE_TAINT, NodeView, Taint
 from gpulint.model.scheduling import LabelRequirement, Toleration
+from gpulint.record import record
 
 UNSCHEDULABLE = "NodeUnschedulable"
 NODE_NAME = "NodeName"
@@ -57,7 +58,7 @@ PLACEMENT_LABELS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Term:
     """One required node-affinity term: every requirement must hold (terms are ORed)."""
 
@@ -65,7 +66,7 @@ class Term:
     names: tuple[LabelRequirement, ...] = ()  # matchFields on metadata.name, key "metadata.name"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PodRequirements:
     """What a pod asks of a node: labels, affinity terms, tolerations, GPUs."""
 
@@ -80,7 +81,7 @@ class PodRequirements:
         return dict(self.gpus)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Failure:
     """Why a node cannot take a pod, in the scheduler's words."""
 

@@ -7,8 +7,9 @@ not. Paths are relative to the pod spec, so rules can point at the exact key.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from gpulint.record import record
 
 REQUIRED_AFFINITY = (
     "affinity",
@@ -18,7 +19,7 @@ REQUIRED_AFFINITY = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class LabelRequirement:
     """One node label requirement of a pod (nodeSelector entry or affinity expression)."""
 
@@ -116,7 +117,7 @@ def required_values(spec: dict, key: str) -> list[LabelRequirement]:
     return [r for r in label_requirements(spec) if r.key == key and r.operator == "In"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Toleration:
     """One toleration of a pod spec."""
 

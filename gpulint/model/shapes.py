@@ -11,14 +11,17 @@ rejected. JSON null decodes to the empty value, so null is never a problem here.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from gpulint.model.placeholders import is_placeholder
+from gpulint.record import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Shape:
+    """The Go type a pod spec field decodes into, and the shapes of what it holds."""
+
     kind: str  # "object", "array" or "string"
     go_type: str
     fields: dict[str, tuple[str, Shape]] = field(default_factory=dict)  # key -> (struct, shape)
@@ -89,8 +92,10 @@ _SAID = {"bool": "true or false", "number": "a number", "string": "a string", "a
 _WANTED = {"object": "a mapping", "array": "a list", "string": "a string"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
+    """A value that does not fit its field's shape: where, and the API server's error."""
+
     path: tuple  # relative to the object checked
     message: str
 

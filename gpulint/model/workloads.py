@@ -9,14 +9,15 @@ values the spec pattern matched, so a role's replica count stays with its role.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
+
+from gpulint.record import record
 
 ANY_KEY = "*"
 ANY_ITEM = "[]"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Built:
     """A pod spec an operator assembles from fields that are not a PodSpec.
 
@@ -32,7 +33,7 @@ class Built:
     redirects: tuple[tuple[tuple, tuple], ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PodSite:
     """One place a kind keeps a pod spec."""
 
@@ -73,7 +74,7 @@ class PodSite:
         return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WorkloadKind:
     """A kind of the workload table and where its pod specs are."""
 

@@ -13,7 +13,6 @@ import contextlib
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Callable
 from typing import TextIO
 
@@ -55,6 +54,8 @@ def write_file(path: str, fill: Callable[[TextIO], None]) -> None:
         return
     target = os.path.realpath(path)  # through a symlink to the file it names
     folder = os.path.dirname(target) or "."
+    import tempfile  # only when a report goes to a file (start-up: ~1.5 ms with random)
+
     try:
         fd, temporary = tempfile.mkstemp(
             dir=folder, prefix=f".{os.path.basename(target)}.", suffix=".tmp"

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
+from gpulint.record import record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class Provenance:
+    """The checkout a SARIF run came from: root, commit, branch, remote URL."""
+
     root: str  # the working tree's folder
     revision: str | None
     branch: str | None

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpulint.findings import Location, ResourceRef
+from gpulint.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Anchor:
     """A resolved place to report from a cross-file rule (picklable, tree-free)."""
 

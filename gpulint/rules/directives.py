@@ -9,10 +9,11 @@ which report the ones that expired, give no reason or silence nothing.
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import ClassVar
 
 from gpulint.findings import Finding, Location, ResourceRef
+from gpulint.record import record
 from gpulint.rules.anchor import Anchor
 
 ANNOTATION_PREFIX = "ignore-check.gpulint.io/"
@@ -20,8 +21,10 @@ ANNOTATION_ALL = "gpulint.io/ignore-all"
 ALL = "all"
 
 
-@dataclass
+@record
 class Directive:
+    """A suppression, from a comment or an annotation: what it silences, until when, why."""
+
     ALL: ClassVar[str] = ALL  # the selector of gpulint.io/ignore-all
 
     kind: str  # "comment" or "annotation"

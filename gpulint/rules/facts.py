@@ -8,7 +8,7 @@ request and select. Built once per document (the cross-file rules all ask).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import partial
 from typing import Any
 
@@ -24,6 +24,7 @@ from gpulint.model.nvidia import (
 )
 from gpulint.model.resource import Container, PodSpec, Resource, shared
 from gpulint.model.serving import is_serving, sharing_selector
+from gpulint.record import record
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.rule import Context, Rule
 from gpulint.yaml.parse import Document
@@ -31,23 +32,29 @@ from gpulint.yaml.parse import Document
 MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class VersionFact:
+    """A device plugin version a deployment pins."""
+
     anchor: Anchor
     label: str
     version: str  # core version, v0.17.0
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StrategyFact:
+    """The MIG strategies a device plugin deployment may run with."""
+
     label: str
     anchor: Anchor  # the deployment (where a default applies)
     strategies: tuple  # ((strategy, Anchor), ...) it may run with
     known: bool  # False: set elsewhere (an external ConfigMap, a config file)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SharingFact:
+    """A device plugin sharing config (time-slicing or MPS) and what it advertises."""
+
     anchor: Anchor
     label: str
     strategy: str  # time-slicing or mps
@@ -56,8 +63,10 @@ class SharingFact:
     fail_requests_greater_than_one: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class GpuUse:
+    """A container's GPU request, with the pod and workload it belongs to."""
+
     anchor: Anchor  # the request (limits entry, else requests entry)
     pod: str  # identity of the pod spec (file and pointer)
     workload: str  # "Deployment web, container server"
@@ -67,15 +76,17 @@ class GpuUse:
     selector: tuple | None  # (Anchor, "nvidia.com/gpu.sharing-strategy=time-slicing")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class MigSelector:
+    """A workload's node selection on the MIG strategy or profile labels."""
+
     anchor: Anchor
     workload: str
     operator: str
     values: tuple
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DraExtendedResource:
     """A DeviceClass that serves an extended resource through DRA (DRAExtendedResource)."""
 
@@ -83,8 +94,10 @@ class DraExtendedResource:
     device_class: str
 
 
-@dataclass
+@record
 class DocFacts:
+    """The shared facts of one document, computed once for every rule that reads them."""
+
     versions: list[VersionFact] = field(default_factory=list)
     strategies: list[StrategyFact] = field(default_factory=list)
     sharing: list[SharingFact] = field(default_factory=list)

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from gpulint.record import record
 
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", float: "number", str: "string"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Option:
     """One setting of one rule."""
 

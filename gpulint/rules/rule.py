@@ -22,13 +22,14 @@ import datetime
 import inspect
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, TypeVar
 
 from gpulint.config.settings import Settings
 from gpulint.findings import Finding, FixInfo, Related, RuleInfo, Severity, bounded
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource
+from gpulint.record import record
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.directives import Directive
 from gpulint.rules.options import Option
@@ -46,7 +47,7 @@ RelatedPlace = tuple[Anchor, str]
 _NOTHING_KNOWN = ClusterProfile()  # another place the finding concerns, and what is there
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Report:
     """What every hook yields: where, what is wrong, and the other places it concerns."""
 
@@ -84,7 +85,7 @@ class Report:
         )
 
 
-@dataclass
+@record
 class Context:
     """The run as a rule sees it: settings, the rules that run, the cluster profile."""
 
@@ -137,8 +138,10 @@ DirectiveCheck = Callable[[list[Directive], Context, datetime.date], Reports]
 Hook = TypeVar("Hook", bound=Callable[..., Any])
 
 
-@dataclass
+@record
 class Rule:
+    """A rule: its code, name, severity and documentation, and the hooks it registers."""
+
     code: str
     name: str
     severity: Severity
@@ -169,7 +172,7 @@ class Rule:
         names = [o.name for o in self.options]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.code}: an option is declared twice ({', '.join(names)})")
-        self.doc = inspect.cleandoc(self.doc or "")
+        self.doc = cleandoc(self.doc or "")
 
     def _register(self, slot: str, fn: Hook) -> Hook:
         """Set one hook; a second function for the same hook would silently replace the first."""
@@ -263,6 +266,25 @@ class Rule:
         return _yaml_block(sections.get("Failing example", "")), _yaml_block(
             sections.get("Passing example", "")
         )
+
+
+_UNINDENTED_LINE = re.compile(r"\n\S")
+
+
+def cleandoc(doc: str) -> str:
+    """:func:`inspect.cleandoc`, without its line-by-line pass when a line after the first
+    starts in column 0 (a module docstring, as every rule's documentation is): there is
+    no margin to remove then. ~2 ms of start-up for the pack's 61 docstrings."""
+    text = doc.expandtabs()
+    if _UNINDENTED_LINE.search(text) is None:
+        return inspect.cleandoc(doc)
+    lines = text.split("\n")
+    lines[0] = lines[0].lstrip()
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return "\n".join(lines)
 
 
 def related_of(report: Report) -> tuple[Related, ...]:

@@ -15,10 +15,11 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from typing import Any
 
+from gpulint.record import record
 from gpulint.validate import quick, refs
 
 SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
@@ -26,7 +27,7 @@ SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
 Keyword = Callable[[Any, Any], "str | None"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SchemaProblem:
     """One violation, as data: callers build their own messages from ``keyword`` and
     ``params``, never from ``message`` (jsonschema's English, kept for display)."""

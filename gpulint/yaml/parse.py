@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ruamel.yaml.cyaml import CParser
@@ -27,6 +27,7 @@ from ruamel.yaml.tag import Tag
 
 from gpulint.findings import InputError
 from gpulint.inputs.sources import Source
+from gpulint.record import record
 from gpulint.yaml.errors import ParseFailure, error_message, error_position, failure
 from gpulint.yaml.scalars import resolve_plain, resolve_tagged
 from gpulint.yaml.templates import (
@@ -80,7 +81,7 @@ class _Composer(CParser):
         pass
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DuplicateKey:
     """A key a mapping holds twice."""
 
@@ -91,7 +92,7 @@ class DuplicateKey:
     column: int
 
 
-@dataclass
+@record
 class Document:
     """One parsed YAML document: plain data plus the node tree for positions."""
 

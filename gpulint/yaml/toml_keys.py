@@ -11,13 +11,16 @@ and arrays skipped. Positions are 0-based, as YAML marks are.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from gpulint.record import record
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Place:
+    """Where a TOML key and its value are (0-based lines and columns)."""
+
     line: int
     column: int  # the key (or the header's segment)
     value_line: int

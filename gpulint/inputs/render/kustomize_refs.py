@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from gpulint.inputs.discover import display_path
 from gpulint.inputs.render import kustomization_file
 from gpulint.inputs.sources import Source, decode
+from gpulint.record import record
 from gpulint.yaml.parse import parse
 
 # Fields whose entries are paths, files or folders (kustomize's types.Kustomization).
@@ -37,7 +38,7 @@ _GENERATORS = ("configMapGenerator", "secretGenerator", "helmChartInflationGener
 PATCH_FIELDS = ("patches", "patchesStrategicMerge", "patchesJson6902", "replacements")
 
 
-@dataclass
+@record
 class Refs:
     """What one kustomization names, as normalised absolute paths."""
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass
+
+from gpulint.record import record
 
 # A port nothing listens on: connections are refused at once.
 _NO_PROXY_TARGET = "http://127.0.0.1:9"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Outcome:
     """How a helm or kustomize run ended: its output, or why it failed."""
 

@@ -10,9 +10,9 @@ the values key it read (``.Values.resources`` directly, or ``.`` inside a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from gpulint.inputs.render.template_map import Hit, find
+from gpulint.record import record
 
 _ACTION = re.compile(r"\{\{-?\s*(?P<body>.*?)\s*-?\}\}")
 _CONTROL = re.compile(r"^(?:if|else|end|with|range|define|block|template\b|/\*|break|continue)\b")
@@ -20,8 +20,10 @@ _VALUES_REF = re.compile(r"\.Values((?:\.[A-Za-z_][A-Za-z0-9_-]*)+)")
 _WITH = re.compile(r"^\{\{-?\s*with\s+\.Values((?:\.[A-Za-z_][A-Za-z0-9_-]*)+)\s*-?\}\}\s*$")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Block:
+    """A template expression that writes a key, and the values key it came from."""
+
     key: Hit  # the deepest key the template itself writes
     line: int  # 1-based line of the expression
     column: int  # where ``{{`` starts

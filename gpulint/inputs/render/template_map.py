@@ -13,7 +13,8 @@ a computed key) is ambiguous and the caller falls back to the rendered line.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from gpulint.record import record
 
 _DASHES = re.compile(r"[ ]*((?:-[ ]+)*)")  # the `- ` markers that open a line
 _KEY_LINE = re.compile(
@@ -23,7 +24,7 @@ _KEY_LINE = re.compile(
 _DIRECTIVE = re.compile(r"^\s*\{\{.*\}\}\s*$")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Hit:
     """Where a rendered key was found in its template file."""
 
@@ -33,7 +34,7 @@ class Hit:
     value_column: int | None  # where a value on the same line starts
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Line:
     """One template line as the matcher sees it."""
 

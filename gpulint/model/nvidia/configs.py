@@ -7,14 +7,14 @@ point at the entry's key and name the path inside the config in the message.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint.model.nvidia import operator, plugin_config, recognise, values
 from gpulint.model.resource import Resource
+from gpulint.record import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FoundConfig:
     """A device plugin config found in a document (standalone or embedded as text)."""
 

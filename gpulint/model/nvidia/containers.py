@@ -9,19 +9,19 @@ config file).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint.model import placeholders
 from gpulint.model.nvidia import images
 from gpulint.model.resource import Container, Resource
+from gpulint.record import record
 
 ENV_NAME = "MIG_STRATEGY"
 FLAG = "--mig-strategy"
 _OTHER_BINARIES = ("gpu-feature-discovery", "mps-control-daemon", "config-manager")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StrategySite:
     """Where a device plugin container sets its MIG strategy."""
 

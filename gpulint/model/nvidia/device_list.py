@@ -14,13 +14,13 @@ no mounts. The chart passes the value only when it is a string (``typeIs "string
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint.model import placeholders
 from gpulint.model.nvidia import configs, containers, plugin_config, recognise
 from gpulint.model.nvidia.configs import FoundConfig
 from gpulint.model.resource import Resource
+from gpulint.record import record
 
 CDI_ANNOTATIONS = "cdi-annotations"
 CDI_CRI = "cdi-cri"
@@ -30,7 +30,7 @@ FLAG = "--device-list-strategy"
 VALUES_KEY = "deviceListStrategy"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Site:
     """One place that sets the strategy, relative to its resource or document."""
 

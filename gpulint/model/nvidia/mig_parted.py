@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint.model.nvidia import plugin_config, recognise
 from gpulint.model.resource import Resource
+from gpulint.record import record
 
 CONFIGS = "mig-configs"
 LABEL = "nvidia.com/mig.config"
@@ -29,15 +29,19 @@ LABEL = "nvidia.com/mig.config"
 GI_PROFILE = re.compile(r"^[0-9]+g\.[0-9]+gb(\+me|\+gfx|-me|\+me\.all)?$")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FoundMigParted:
+    """A mig-parted config found in the inputs: where it is and its data."""
+
     path: tuple  # the config mapping, or the string entry that holds it
     label: str  # "mig-parted config file", "mig-parted config 'config.yaml' in ConfigMap x"
     data: dict
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MigEntry:
+    """One entry of a mig-parted config: the GPUs it selects and the devices it asks for."""
+
     config: str  # the config's name
     path: tuple  # relative to the config: ("mig-configs", name, index)
     device_ids: tuple[int, ...] | None  # None: no device-filter (every GPU)

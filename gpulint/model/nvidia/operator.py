@@ -8,12 +8,12 @@ the operator. Source: NVIDIA/gpu-operator (see gpulint's catalog).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint import catalog
 from gpulint.model.nvidia import recognise
 from gpulint.model.resource import Resource
+from gpulint.record import record
 from gpulint.validate import schema as schema_check
 
 API_VERSION = "nvidia.com/v1"
@@ -21,7 +21,7 @@ KIND = "ClusterPolicy"
 VALUES_SCHEMA = "gpu-operator-values.schema.json"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OperatorView:
     """The component blocks, wherever they sit (``spec`` of a ClusterPolicy, or values)."""
 

@@ -8,13 +8,13 @@ v0.20.0, ``api/config/v1``); the catalog cites the source.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from gpulint import catalog
 from gpulint.inputs.sources import Source
 from gpulint.model.nvidia import recognise
+from gpulint.record import record
 from gpulint.validate import schema as schema_check
 from gpulint.yaml.parse import parse
 
@@ -32,7 +32,7 @@ SHARED_SUFFIX = ".shared"
 FAIL_GT_ONE_DEFAULT = {"timeSlicing": False, "mps": True}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
     """A problem of a device plugin config, at a path inside it."""
 
@@ -41,7 +41,7 @@ class Problem:
     at: str = "key"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Replicated:
     """One resource a sharing config replicates."""
 

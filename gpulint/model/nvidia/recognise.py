@@ -8,10 +8,10 @@ name (``nvidia-device-plugin:``, ``gpu-operator:``). ``--values-for CHART``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint.config.settings import Settings
+from gpulint.record import record
 
 DEVICE_PLUGIN_CHART = "nvidia-device-plugin"
 OPERATOR_CHART = "gpu-operator"
@@ -90,7 +90,7 @@ _OPERATOR_KEYS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Placed:
     """A mapping recognised as chart values or a plugin config, and where it sits."""
 

@@ -10,10 +10,10 @@ type matches (``typeIs "bool"``, ``typeIs "string"``), so ``failOnInitError:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from gpulint.model.nvidia import recognise
+from gpulint.record import record
 from gpulint.validate import schema as schema_check
 
 SCHEMA = "device-plugin-values.schema.json"
@@ -33,7 +33,7 @@ TYPE_GATED = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
     """A problem of chart values, at a path inside them."""
 

@@ -1,0 +1,116 @@
+"""The one-file run (the pre-commit case) leaves out what only other runs need.
+
+Start-up time itself is measured by ``benchmarks/bench_startup.py``, never by a test;
+this checks the cause that is easy to lose: a module-level import of something that
+``tests/project/test_import_contract.py``'s LAZY list defers. A fresh interpreter runs
+``gpulint check one-file.yaml`` from a folder outside the project (so it imports the
+installed package, as pre-commit does) and reports the modules it loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# Each is deferred by a LAZY entry of tests/project/test_import_contract.py.
+DEFERRED = (
+    "jsonschema",  # only when the quick schema check cannot vouch
+    "referencing",
+    "multiprocessing",  # a process pool only for large inputs
+    "concurrent.futures",
+    "subprocess",  # renderers only for charts and kustomizations
+    "gpulint.inputs.render.helm",
+    "gpulint.inputs.render.kustomize",
+    "gpulint.report.sarif",  # only the format asked for
+    "gpulint.report.json",
+    "gpulint.fix.fixer",  # only with --fix or --diff
+    "gpulint.fix.apply",
+    "gpulint.rules.custom",  # only with custom-rules in the config file
+    "gpulint.filter.directives",  # only when a comment says gpulint:
+    "importlib.metadata",  # only when a plugin is declared
+    "traceback",  # only with --debug
+    "hashlib",  # only for fingerprints
+    "tempfile",  # only for --output files
+    "shutil",  # only for `gpulint rules` on a terminal
+    "textwrap",
+    "tomllib",  # only for .toml sources (tomli on Python 3.10)
+    "tomli",
+    "signal",  # only when a pool starts
+)
+
+GPU_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: train
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: trainer
+          image: nvcr.io/nvidia/pytorch:24.05-py3
+          resources:
+            requests:
+              nvidia.com/gpu: 1
+"""
+
+RUN = """\
+import json, sys
+from gpulint.cli.main import main
+sys.argv = ["gpulint", *sys.argv[2:]]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+with open({modules!r}, "w") as handle:
+    json.dump({{"code": code, "modules": sorted(sys.modules)}}, handle)
+"""
+
+
+def _loaded(tmp_path: Path, *args: str) -> tuple[int, set[str]]:
+    modules = tmp_path / "modules.json"
+    code = RUN.format(modules=str(modules))
+    subprocess.run(
+        [sys.executable, "-c", code, "-", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    found = json.loads(modules.read_text())
+    return found["code"], set(found["modules"])
+
+
+@pytest.fixture
+def one_file(tmp_path: Path) -> Path:
+    path = tmp_path / "job.yaml"
+    path.write_text(GPU_JOB)
+    return path
+
+
+def test_a_one_file_run_imports_none_of_the_deferred_modules(
+    tmp_path: Path, one_file: Path
+) -> None:
+    code, loaded = _loaded(tmp_path, "check", str(one_file))
+    assert code == 1  # GPU101: a request without a limit; the run did lint the file
+    assert sorted(m for m in DEFERRED if m in loaded) == []
+
+
+def test_the_deferred_modules_still_load_when_their_run_needs_them(
+    tmp_path: Path, one_file: Path
+) -> None:
+    toml = tmp_path / "config.toml"
+    toml.write_text('version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\n')
+    out = tmp_path / "report.sarif"
+    code, loaded = _loaded(
+        tmp_path, "check", "--format", "sarif", "--output", str(out), str(one_file), str(toml)
+    )
+    assert code == 1
+    toml_reader = "tomllib" if sys.version_info >= (3, 11) else "tomli"
+    assert {"gpulint.report.sarif", "tempfile", toml_reader} <= loaded
+    assert json.loads(out.read_text())["runs"][0]["results"]
