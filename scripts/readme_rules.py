@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from gpulint.cli.main import rules_markdown
+from gpulint.cli.rule_commands import rules_markdown
 from gpulint.rules.registry import default_registry
 
 README = Path(__file__).resolve().parents[1] / "README.md"
