@@ -21,7 +21,9 @@ from functools import lru_cache
 from typing import Any
 
 from gpulint.model.resource import Resource
+from gpulint.model.shapes import dotted
 from gpulint.record import record
+from gpulint.yaml.embedded import strings_holding
 from gpulint.yaml.parse import Document
 from gpulint.yaml.toml_tree import load
 
@@ -165,29 +167,14 @@ def configs_in(data: Any, label: str) -> Iterator[FoundContainerd]:
     if config is not None:
         yield FoundContainerd((), f"containerd config (version {config.version})", config)
         return
-    for path, text in _strings(data, (), 0):
+    for path, text in strings_holding(data, lambda text: MARK in text and "[" in text, _MAX_DEPTH):
         loaded = load(text)
         config = view(loaded) if isinstance(loaded, dict) else None
         if config is not None:
-            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
-            inside = f"{label} {where.lstrip('.')}" if label else where.lstrip(".")
+            inside = f"{label} {dotted(path)}" if label else dotted(path)
             yield FoundContainerd(
                 path, f"containerd config (version {config.version}) in {inside}", config
             )
-
-
-def _strings(data: Any, path: tuple, depth: int) -> Iterator[tuple[tuple, str]]:
-    if depth > _MAX_DEPTH:
-        return
-    if isinstance(data, str):
-        if MARK in data and "[" in data:
-            yield path, data
-    elif isinstance(data, dict):
-        for key, value in data.items():
-            yield from _strings(value, path + (key,), depth + 1)
-    elif isinstance(data, list):
-        for index, value in enumerate(data):
-            yield from _strings(value, path + (index,), depth + 1)
 
 
 def document_configs(doc: Document) -> Iterator[FoundContainerd]:

@@ -19,7 +19,9 @@ from typing import Any
 from gpulint import catalog
 from gpulint.inputs.sources import Source
 from gpulint.model.resource import Resource
+from gpulint.model.shapes import dotted
 from gpulint.record import record
+from gpulint.yaml.embedded import strings_holding
 from gpulint.yaml.parse import Document, parse
 
 GROUP = "kubelet.config.k8s.io/"
@@ -99,27 +101,14 @@ def document_gates(doc: Document) -> Iterator[Gates]:
 
 
 def _embedded(data: Any, label: str) -> Iterator[Gates]:
-    for path, text in _strings(data, (), 0):
+    for path, text in strings_holding(
+        data, lambda text: KIND in text and FIELD in text, _MAX_DEPTH
+    ):
         inner = _parsed(text)
         gates = _gates_of(inner) if _is_config(inner) else None
         if gates:
-            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
-            inside = f"{label} {where.lstrip('.')}" if label else where.lstrip(".")
+            inside = f"{label} {dotted(path)}" if label else dotted(path)
             yield Gates(path + (FIELD,), gates, f"{KIND} in {inside}")
-
-
-def _strings(data: Any, path: tuple, depth: int) -> Iterator[tuple[tuple, str]]:
-    if depth > _MAX_DEPTH:
-        return
-    if isinstance(data, str):
-        if KIND in data and FIELD in data:
-            yield path, data
-    elif isinstance(data, dict):
-        for key, value in data.items():
-            yield from _strings(value, path + (key,), depth + 1)
-    elif isinstance(data, list):
-        for index, value in enumerate(data):
-            yield from _strings(value, path + (index,), depth + 1)
 
 
 @lru_cache(maxsize=64)

@@ -10,8 +10,9 @@ other string style (quoted, folded, plain) resolves to the string itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
+from typing import Any
 
 from ruamel.yaml.nodes import Node, ScalarNode
 
@@ -70,3 +71,21 @@ def _root(value: str) -> Node | None:
         if isinstance(loaded, dict):
             return node_tree(value, loaded)
     return None
+
+
+def strings_holding(
+    data: Any, holds: Callable[[str], bool], max_depth: int = 12
+) -> Iterator[tuple[tuple, str]]:
+    """(path, text) of every string in ``data`` (mappings and lists, at most ``max_depth``
+    deep) for which ``holds`` is true: where a document may embed another (a containerd
+    config in cloud-init, a KubeletConfiguration in a ConfigMap)."""
+    stack: list[tuple[Any, tuple]] = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            if holds(value):
+                yield path, value
+        elif len(path) < max_depth and isinstance(value, dict):
+            stack.extend((v, path + (k,)) for k, v in reversed(list(value.items())))
+        elif len(path) < max_depth and isinstance(value, list):
+            stack.extend((v, path + (i,)) for i, v in reversed(list(enumerate(value))))

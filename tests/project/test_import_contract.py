@@ -129,7 +129,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("gpulint.rules.registry", "importlib.metadata"): "importlib.metadata: ~19 ms (loaded machine)",
     # Start-up of the one-file run (issue 12, branch i12-startup): what only another path needs.
     ("gpulint.report.outputs", "tempfile"): "tempfile (random, hashlib): ~1.5 ms, --output only",
-    ("gpulint.cli.rule_commands", "shutil"): "shutil (bz2, lzma): ~2 ms, `gpulint rules` on a terminal",
+    ("gpulint.cli.rule_commands", "shutil"): "shutil (bz2, lzma): ~2 ms, `rules` on a tty",
     ("gpulint.cli.rule_commands", "textwrap"): "textwrap: ~1 ms, `gpulint rules` only",
     ("gpulint.engine.workers", "signal"): "signal: ~0.9 ms, only when a pool starts",
     ("gpulint.yaml.toml_tree", "tomllib"): "tomllib: ~2.4 ms, only when a .toml source is read",
