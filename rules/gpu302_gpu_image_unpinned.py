@@ -95,9 +95,16 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if ref is None or ref.pinned:
             continue
         why = "has no tag" if ref.tag is None else "uses the tag latest"
-        if container.data.get("imagePullPolicy") == "Always":
+        policy = container.data.get("imagePullPolicy")
+        if policy == "Always":
             pull = "and imagePullPolicy: Always pulls it again on every start"
             fix = "pin a version tag or a digest and use IfNotPresent"
+        elif policy in ("IfNotPresent", "Never"):
+            # The policy is kept, so each node runs whichever image it pulled first.
+            pull = (
+                f"and, with imagePullPolicy: {policy}, each node runs the version it pulled first"
+            )
+            fix = "pin a version tag or a digest"
         else:
             pull = "and the default imagePullPolicy becomes Always"
             fix = "pin a version tag or a digest"

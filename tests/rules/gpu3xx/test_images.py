@@ -51,6 +51,23 @@ def test_gpu302_latest_and_untagged(tmp_path):
     assert "'localhost:5000/team/trainer' has no tag" in found[2]["message"]
 
 
+def test_gpu302_says_what_the_pull_policy_does(tmp_path):
+    text = _pod(
+        ("vllm/vllm-openai:latest", "", True),
+        ("vllm/vllm-openai:latest", "IfNotPresent", True),
+        ("vllm/vllm-openai:latest", "Always", True),
+    )
+    found = lint(tmp_path, text, "--select", "GPU302")
+    assert where(found) == [("GPU302", 8, 7), ("GPU302", 14, 7), ("GPU302", 20, 7)]
+    assert "the default imagePullPolicy becomes Always" in found[0]["message"]
+    assert (
+        "imagePullPolicy: IfNotPresent, each node runs the version it pulled first"
+        in (found[1]["message"])
+    )
+    assert "the default" not in found[1]["message"]
+    assert "Always pulls it again on every start" in found[2]["message"]
+
+
 def test_gpu302_digest_and_placeholders_pass(tmp_path):
     text = _pod(
         ("vllm/vllm-openai@sha256:" + "a" * 64, "", True),
