@@ -120,7 +120,7 @@ from gpulint.model import containerd, runtimes
 from gpulint.model.cuda_images import visible_all_reason
 from gpulint.model.dra import container_claims
 from gpulint.model.gpu_holding import container_holding
-from gpulint.model.gpu_use import other_gpu_use
+from gpulint.model.gpu_use import gpu_like_resource, other_gpu_use
 from gpulint.model.infra import is_infra_container
 from gpulint.model.nvidia import recognise
 from gpulint.model.placement import TEMPLATE_KINDS
@@ -244,11 +244,6 @@ def _operator(toolkit: runtimes.OperatorToolkit, label: str, anchor: Anchor) -> 
     return OperatorFact(toolkit.enabled, toolkit.default_state, refuses, label, anchor)
 
 
-def _gpu_like(name: str) -> bool:
-    # Device plugin resources (renamed ones too) and GPU-sharing plugins' resources.
-    return name.startswith("nvidia.com/") or "gpu" in name.lower()
-
-
 def _resources_hold(container: Container) -> tuple[bool, bool]:
     """(a GPU-like resource with a count other than 0 or unreadable, nvidia.com/gpu: 0 written)."""
     resources = container.data.get("resources")
@@ -256,7 +251,7 @@ def _resources_hold(container: Container) -> tuple[bool, bool]:
     for section in ("requests", "limits"):
         entries = resources.get(section) if isinstance(resources, dict) else None
         for key, value in entries.items() if isinstance(entries, dict) else ():
-            if not _gpu_like(str(key)):
+            if not gpu_like_resource(str(key)):
                 continue
             try:
                 count = parse_quantity(value)

@@ -14,7 +14,7 @@ from gpulint.model.resource import PodSpec
 _FRACTION_ANNOTATIONS = ("gpu-fraction", "gpu-memory", "gpu-fraction-num-devices")
 
 
-def _gpu_like_resource(name: str) -> bool:
+def gpu_like_resource(name: str) -> bool:
     """Extended resources of GPU-sharing plugins (HAMi nvidia.com/gpumem, volcano.sh/vgpu-*...)."""
     if "/" not in name:
         return False
@@ -41,7 +41,7 @@ def other_gpu_use(pod: PodSpec) -> str | None:
             values = resources.get(section)
             if isinstance(values, dict):
                 for name in values:
-                    if _gpu_like_resource(str(name)):
+                    if gpu_like_resource(str(name)):
                         return f"it requests {name}"
     return None
 
