@@ -104,6 +104,7 @@ from gpulint.model.controllers import resources_replaced_by
 from gpulint.model.gpu import as_fraction
 from gpulint.model.infra import is_infra_container
 from gpulint.model.probe import is_one_off_pod, is_probe_pod
+from gpulint.model.workloads import api_group
 from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(
@@ -136,7 +137,7 @@ DEFAULTED_BY_CONTROLLER = {
 
 
 def _defaulted(resource: Resource) -> bool:
-    group = resource.api_version.rsplit("/", 1)[0] if "/" in resource.api_version else ""
+    group = api_group(resource.api_version)
     return (group, resource.kind) in DEFAULTED_BY_CONTROLLER
 
 

@@ -96,10 +96,11 @@ from collections.abc import Iterator
 
 from gpulint.fix import helpers
 from gpulint.model.commands import command_line
-from gpulint.model.controllers import Adds, adding, api_group, starts_a_rank_per_gpu
+from gpulint.model.controllers import Adds, adding, starts_a_rank_per_gpu
 from gpulint.model.gpu_holding import Held, container_holding, pod_holding
 from gpulint.model.infra import is_infra_container, is_infra_pod
 from gpulint.model.probe import is_probe
+from gpulint.model.workloads import api_group
 from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(

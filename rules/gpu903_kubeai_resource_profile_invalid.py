@@ -52,8 +52,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.model.controllers import api_group
 from gpulint.model.placeholders import is_placeholder
+from gpulint.model.workloads import api_group
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 
 from gpulint.model import workloads
 from gpulint.model.gpu import as_fraction
+from gpulint.model.workloads import api_group
 from gpulint.record import record
 
 if TYPE_CHECKING:
@@ -112,11 +113,6 @@ def _opted_out(resource: Resource, pod: PodSpec, fields: tuple[tuple[str, ...], 
         if any(_off(workloads.get(resource.obj, path + field)) for field in fields):
             return True
     return False
-
-
-def api_group(api_version: str) -> str:
-    """``kubeflow.org`` of ``kubeflow.org/v1``; ``""`` for the core group."""
-    return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
 
 
 def adding(resource: Resource, what: Adds, pod: PodSpec | None = None) -> Controller | None:

@@ -73,7 +73,7 @@ class GenericSpec:
 
 def find_generic(obj: dict, api_version: str) -> list[GenericSpec]:
     """Pod specs of a kind the table does not list (``--verbose`` names such kinds)."""
-    group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+    group = workloads.api_group(api_version)
     if group in _BUILTIN_GROUPS:
         return []
     found = []

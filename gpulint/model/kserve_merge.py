@@ -15,9 +15,9 @@ not paired: which runtime wins depends on what the cluster has.
 
 from __future__ import annotations
 
-from gpulint.model.controllers import api_group
 from gpulint.model.placeholders import is_placeholder
 from gpulint.model.resource import Container, Resource
+from gpulint.model.workloads import api_group
 
 KSERVE = "serving.kserve.io"
 RUNTIME_KINDS = frozenset({"ServingRuntime", "ClusterServingRuntime"})

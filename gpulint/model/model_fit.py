@@ -19,6 +19,7 @@ from gpulint.model.model_weights import Weights, model_parallel_degree, weights
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.model.scheduling import required_values
+from gpulint.model.workloads import api_group
 from gpulint.record import record
 
 LWS_GROUP = "leaderworkerset.x-k8s.io"
@@ -29,13 +30,9 @@ GB = 1e9
 NAME_ROUNDING = 0.95
 
 
-def _group(resource: Resource) -> str:
-    return resource.api_version.rsplit("/", 1)[0] if "/" in resource.api_version else ""
-
-
 def spans_pods(resource: Resource) -> bool:
     """Kinds whose model groups span several pods: a Ray cluster, a LeaderWorkerSet of size > 1."""
-    group, spec = _group(resource), resource.obj.get("spec")
+    group, spec = api_group(resource.api_version), resource.obj.get("spec")
     if group == "ray.io":
         return True
     if group == LWS_GROUP and isinstance(spec, dict):

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.model.controllers import api_group
 from gpulint.model.generic import BUILTIN_GROUPS
 from gpulint.model.gpu import as_fraction, is_gpu_resource
 from gpulint.model.resource import Resource
+from gpulint.model.workloads import api_group
 
 # Kinds that name GPU resources without keeping a pod, and that rules read as what they are:
 # the GPU Operator's policies, Karpenter's node pools, Kueue's quotas and flavors.

@@ -96,11 +96,16 @@ def register(kind: str, *sites: PodSite, group: str | None = None) -> None:
         entries.insert(0, entry)
 
 
+def api_group(api_version: str) -> str:
+    """``kubeflow.org`` of ``kubeflow.org/v1``; ``""`` for the core group."""
+    return api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+
+
 def lookup(kind: str, api_version: str) -> WorkloadKind | None:
     entries = _TABLE.get(kind)
     if not entries:
         return None
-    group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
+    group = api_group(api_version)
     for entry in entries:
         if entry.group is None or entry.group == group:
             return entry
