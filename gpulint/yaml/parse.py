@@ -32,8 +32,8 @@ from gpulint.yaml.errors import ParseFailure, error_message, error_position, fai
 from gpulint.yaml.scalars import resolve_plain, resolve_tagged
 from gpulint.yaml.templates import (
     RENDER_FIRST,
-    first_placeholder,
     near_placeholder,
+    placeholder_near,
     templates_by_line,
     unrendered_template,
 )
@@ -318,7 +318,7 @@ def documents(source: Source, errors: list[InputError]) -> Iterator[Document]:
             yield document
     except ParseFailure as exc:
         near = near_placeholder(text, exc.line)
-        placeholder = first_placeholder(text, read > 0) if near else None
+        placeholder = placeholder_near(text, exc.line, read > 0) if near else None
         if placeholder is not None:  # a template cascade: say what it is, once
             line, column, message = placeholder
             errors.append(InputError(source.path, message, line, column))

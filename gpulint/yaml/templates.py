@@ -117,10 +117,21 @@ def _structural_offset(text: str, offsets: list[int], in_strings: bool) -> int |
     return None
 
 
-def first_placeholder(text: str, read_before: bool = False) -> tuple[int, int, str] | None:
-    """Line, column and message (:func:`placeholder_error`) of the first ``{{`` (any Go
-    template), if any."""
-    offset = text.find("{{")
+def placeholder_near(
+    text: str, line: int, read_before: bool = False
+) -> tuple[int, int, str] | None:
+    """Line, column and message (:func:`placeholder_error`) of the placeholder that stopped
+    parsing at ``line``: the first ``{{`` on it or the three lines before (where
+    :func:`near_placeholder` looks), else the first of the text; None without one. (An
+    earlier document may hold ``{{`` in a valid string: that one is not the cause.)"""
+    start = 0
+    for _ in range(max(line - 4, 0)):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            break
+    offset = text.find("{{", start)
+    if offset < 0 or text.count("\n", start, offset) > 3:
+        offset = text.find("{{")
     if offset < 0:
         return None
     return (*_position(text, offset), placeholder_error(text, offset, read_before))

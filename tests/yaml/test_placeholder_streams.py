@@ -49,3 +49,18 @@ def test_a_placeholder_in_the_first_document_claims_nothing_was_linted(tmp_path)
     assert (error["line"], error["column"]) == (7, 17)
     assert "placeholder to fill in" in error["message"]
     assert "documents before it" not in error["message"]
+
+
+def test_the_error_names_the_placeholder_that_stopped_parsing(tmp_path):
+    # An earlier document's {{ }} inside a valid string is not the cause: the one near the
+    # failure is.
+    text = _STREAM.replace(
+        "  name: p\n", '  name: p\n  annotations:\n    summary: "GPU {{ $labels.gpu }} is hot"\n'
+    )
+    path = tmp_path / "serve.yaml"
+    path.write_text(text)
+    report = findings_json(str(path), "--select", "GPU101")
+    assert where(report["findings"]) == [("GPU101", 13, 11)]
+    (error,) = report["errors"]
+    assert (error["line"], error["column"]) == (21, 17)
+    assert "{{HF_TOKEN}} is a placeholder to fill in" in error["message"]
