@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import field
 
-from gpulint.record import record
+from gpulint.record import field, record
 
 
 class Severity(enum.IntEnum):

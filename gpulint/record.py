@@ -1,32 +1,30 @@
-"""``@record``: a dataclass made with one compiled function instead of up to six.
+"""``@record``: the data classes of gpulint, made without :mod:`dataclasses`.
 
 Why (issue 12, start-up): :func:`dataclasses.dataclass` writes each method of each
-class as source text and compiles it with ``exec``, about 0.1 ms a method. gpulint
-defines over a hundred record classes, and a frozen dataclass gets six methods
-(``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``, ``__delattr__``),
-so creating the classes took about half of the start-up of a one-file run. A record
-is made by ``dataclass`` itself (fields, defaults, slots: ``init``, ``repr``, ``eq``
-and ``frozen`` off), then given an ``__init__`` written as the dataclass writes it,
-compiled on first use (a one-file run makes instances of fewer than half of them),
-and the other five methods as functions shared by every record, driven by the field
-names the decorator stores once per class.
+class as source text and compiles it with ``exec`` (about 0.1 ms a method), checks
+every annotation against ``ClassVar``/``InitVar`` with regular expressions, and its
+module imports :mod:`inspect` (with ``ast``, ``dis``, ``tokenize``: ~8 ms). gpulint
+defines about 150 record classes, so a one-file run spent a quarter of its time
+making classes. A record reads its fields from the class's annotations itself, gets an
+``__init__`` written as the dataclass writes it, compiled on first use (a one-file run
+makes instances of fewer than half of them), and the other methods as functions shared
+by every record, driven by the field names stored once per class.
 
 The behaviour is the dataclass's: the same ``__init__`` (parameters, defaults,
 default factories, ``__post_init__``), the same ``repr`` text, equality between
 instances of the same class over the fields with ``compare=True`` (a tuple
 comparison), the same ``hash`` value for frozen records and none for mutable ones,
-``FrozenInstanceError`` on assignment to a frozen one; it is a real dataclass
-(``dataclasses.fields``, ``replace``, ``asdict``, pickling and copies work), though its
-``__dataclass_params__`` records how ``dataclass`` was called, not the options given
-here. A method the class body defines itself is kept. Only what gpulint uses is
-taken: ``frozen`` and ``slots``; ``InitVar``, ``kw_only`` and ``init=False`` fields are
-refused (tests/project/test_record.py compares every case with ``dataclass``).
+:class:`FrozenInstanceError` on assignment to a frozen one, ``__slots__`` with
+``slots=True``, a mutable default refused. Pickling and copies work. A method the class
+body defines itself is kept. The dataclass helpers have their counterparts here:
+:func:`field` (a :func:`dataclasses.field` is read too), :func:`fields`, :func:`replace`,
+:func:`asdict`. Only what gpulint uses is taken: ``frozen`` and ``slots``; ``InitVar``,
+keyword-only and ``init=False`` fields are refused (tests/project/test_record.py compares
+every case with ``dataclass``).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 import reprlib
 from collections.abc import Callable
 from operator import attrgetter
@@ -44,14 +42,99 @@ else:
 T = TypeVar("T")
 
 
-class _Factory:
-    """The default of a parameter whose field has a default factory."""
+class _Missing:
+    """No default given (``dataclasses.MISSING``)."""
 
     def __repr__(self) -> str:
-        return "<factory>"  # as dataclasses shows it in the signature
+        return "MISSING"
 
 
-_FACTORY = _Factory()
+MISSING: Any = _Missing()
+
+
+class FrozenInstanceError(AttributeError):
+    """Assignment to a field of a frozen record (as ``dataclasses.FrozenInstanceError``)."""
+
+
+class Field:
+    """One field of a record: its name, type and the options :func:`field` took."""
+
+    __slots__ = ("name", "type", "default", "default_factory", "repr", "compare", "hash")
+
+    def __init__(
+        self,
+        default: Any = MISSING,
+        default_factory: Any = MISSING,
+        repr: bool = True,  # noqa: A002 - the dataclasses parameter names
+        compare: bool = True,
+        hash: bool | None = None,  # noqa: A002
+    ) -> None:
+        if default is not MISSING and default_factory is not MISSING:
+            raise ValueError("cannot specify both default and default_factory")
+        self.name, self.type = "", ""
+        self.default, self.default_factory = default, default_factory
+        self.repr, self.compare, self.hash = repr, compare, hash
+
+    def __repr__(self) -> str:
+        return f"Field(name={self.name!r}, type={self.type!r}, default={self.default!r})"
+
+
+@overload
+def field(
+    *, default: T, repr: bool = True, compare: bool = True, hash: bool | None = None
+) -> T: ...
+
+
+@overload
+def field(
+    *,
+    default_factory: Callable[[], T],
+    repr: bool = True,
+    compare: bool = True,
+    hash: bool | None = None,
+) -> T: ...
+
+
+@overload
+def field(*, repr: bool = True, compare: bool = True, hash: bool | None = None) -> Any: ...
+
+
+def field(
+    *,
+    default: Any = MISSING,
+    default_factory: Any = MISSING,
+    repr: bool = True,  # noqa: A002
+    compare: bool = True,
+    hash: bool | None = None,  # noqa: A002
+) -> Any:
+    """A field with options, as :func:`dataclasses.field` (not ``init``, ``kw_only``)."""
+    return Field(default, default_factory, repr, compare, hash)
+
+
+def fields(obj: Any) -> tuple[Field, ...]:
+    """The fields of a record (class or instance), in definition order."""
+    return obj.__record_specs__
+
+
+def replace(obj: T, /, **changes: Any) -> T:
+    """A copy of the record ``obj`` with ``changes``, as :func:`dataclasses.replace`."""
+    names: tuple[str, ...] = obj.__record_fields__  # type: ignore[attr-defined]
+    for name in changes:
+        if name not in names:
+            raise TypeError(f"{type(obj).__qualname__} has no field {name!r}")
+    return obj.__class__(**{name: getattr(obj, name) for name in names} | changes)
+
+
+def asdict(obj: Any) -> Any:
+    """A record as a dict, records inside it too, as :func:`dataclasses.asdict` (copies of
+    lists, tuples and dicts; other values as they are)."""
+    if hasattr(type(obj), "__record_specs__"):
+        return {name: asdict(getattr(obj, name)) for name in obj.__record_fields__}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(asdict(value) for value in obj)
+    if isinstance(obj, dict):
+        return {asdict(key): asdict(value) for key, value in obj.items()}
+    return obj
 
 
 def _values(names: tuple[str, ...]) -> Callable[[Any], tuple]:
@@ -84,18 +167,18 @@ def _hash(self: Any) -> int:
 def _frozen_setattr(self: Any, name: str, value: Any) -> None:
     owner = self.__record_owner__
     if type(self) is owner or name in self.__record_fields__:
-        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
     super(owner, self).__setattr__(name, value)
 
 
 def _frozen_delattr(self: Any, name: str) -> None:
     owner = self.__record_owner__
     if type(self) is owner or name in self.__record_fields__:
-        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
     super(owner, self).__delattr__(name)
 
 
-def _getstate(self: Any) -> list[Any]:  # frozen and slotted: as dataclasses pickles them
+def _getstate(self: Any) -> list[Any]:  # slotted: as dataclasses pickles them
     return [getattr(self, name) for name in self.__record_fields__]
 
 
@@ -104,17 +187,17 @@ def _setstate(self: Any, state: list[Any]) -> None:
         object.__setattr__(self, name, value)
 
 
-def _init(cls: Any, fields: tuple[dataclasses.Field, ...], frozen: bool) -> Callable[..., None]:
+def _init(cls: Any, specs: tuple[Field, ...], frozen: bool) -> Callable[..., None]:
     """``__init__`` as dataclasses writes it: one compiled function."""
     params, lines = ["self"], []
     bound: dict[str, Any] = {"_FACTORY": _FACTORY, "_setattr": object.__setattr__}
-    for f in fields:
+    for f in specs:
         value = f.name
-        if f.default_factory is not dataclasses.MISSING:
+        if f.default_factory is not MISSING:
             bound[f"_dflt_{f.name}"] = f.default_factory
             params.append(f"{f.name}=_FACTORY")
             value = f"_dflt_{f.name}() if {f.name} is _FACTORY else {f.name}"
-        elif f.default is not dataclasses.MISSING:
+        elif f.default is not MISSING:
             bound[f"_dflt_{f.name}"] = f.default
             params.append(f"{f.name}=_dflt_{f.name}")
         else:
@@ -134,8 +217,18 @@ def _init(cls: Any, fields: tuple[dataclasses.Field, ...], frozen: bool) -> Call
     exec(text, {}, namespace)  # noqa: S102 - the text is built above from field names
     init: Callable[..., None] = namespace["__make__"](**bound)
     init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__annotations__ = {**{f.name: f.type for f in fields}, "return": None}
+    init.__annotations__ = {**{f.name: f.type for f in specs}, "return": None}
     return init
+
+
+class _Factory:
+    """The default of a parameter whose field has a default factory."""
+
+    def __repr__(self) -> str:
+        return "<factory>"  # as dataclasses shows it in the signature
+
+
+_FACTORY = _Factory()
 
 
 class _CompiledOnUse:
@@ -146,31 +239,98 @@ class _CompiledOnUse:
     so no caller sees this stand-in.
     """
 
-    __slots__ = ("owner", "fields", "frozen")
+    __slots__ = ("owner", "specs", "frozen")
 
-    def __init__(self, owner: Any, fields: tuple[dataclasses.Field, ...], frozen: bool) -> None:
-        self.owner, self.fields, self.frozen = owner, fields, frozen
+    def __init__(self, owner: Any, specs: tuple[Field, ...], frozen: bool) -> None:
+        self.owner, self.specs, self.frozen = owner, specs, frozen
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
-        init = _init(self.owner, self.fields, self.frozen)
+        init = _init(self.owner, self.specs, self.frozen)
         type.__setattr__(self.owner, "__init__", init)  # the record's, also from a subclass
         return init if instance is None else init.__get__(instance, owner)
 
 
-def _plain_fields_only(cls: Any, fields: tuple[dataclasses.Field, ...]) -> None:
-    """Refuse what the __init__ above does not write: InitVar, kw_only and init=False."""
-    # dataclasses.fields() leaves out ClassVar and InitVar pseudo-fields; count the InitVars.
-    declared = [f for f in cls.__dataclass_fields__.values() if f not in fields]
-    initvars = [f.name for f in declared if "InitVar" in str(f.type)]
-    odd = initvars + [f.name for f in fields if not f.init or f.kw_only]
-    if odd:
-        raise TypeError(f"{cls.__qualname__}: @record takes plain fields only, not {odd}")
+# Annotations are strings here (``from __future__ import annotations``), read as
+# dataclasses reads them: a ClassVar is a class attribute, not a field; an InitVar (an
+# __init__ parameter that is not a field) is refused.
+_CLASS_VARS = ("ClassVar", "typing.ClassVar")
+_INIT_VARS = ("InitVar", "dataclasses.InitVar")
+
+
+def _own_field(cls: Any, name: str, value: Any) -> Any:
+    """``value``, or for a :func:`dataclasses.field` the same options as a :class:`Field`
+    (told apart by its type's name, not by importing dataclasses)."""
+    kind = type(value)
+    if kind.__name__ != "Field" or kind.__module__ != "dataclasses":
+        return value
+    if not value.init or value.kw_only is True:
+        raise TypeError(f"{cls.__qualname__}: @record takes plain fields only, not {[name]}")
+    keep = {"default": value.default, "default_factory": value.default_factory}
+    spec = Field(**{k: v for k, v in keep.items() if type(v).__name__ != "_MISSING_TYPE"})
+    spec.repr, spec.compare, spec.hash = value.repr, value.compare, value.hash
+    return spec
+
+
+def _collect(cls: Any) -> tuple[Field, ...]:
+    """The fields of ``cls``: its bases' record fields, then its own annotations in order;
+    a default left in the class body is moved into its field (as dataclasses does)."""
+    found: dict[str, Field] = {}
+    for base in reversed(cls.__mro__[1:]):
+        for spec in base.__dict__.get("__record_specs__", ()):
+            found[spec.name] = spec
+    for name, kind in cls.__dict__.get("__annotations__", {}).items():
+        text = kind if isinstance(kind, str) else getattr(kind, "__name__", str(kind))
+        if text.startswith(_CLASS_VARS):
+            continue
+        if text.startswith(_INIT_VARS):
+            raise TypeError(f"{cls.__qualname__}: @record takes plain fields only, not {[name]}")
+        value = _own_field(cls, name, cls.__dict__.get(name, MISSING))
+        spec = value if isinstance(value, Field) else Field(default=value)
+        spec.name, spec.type = name, kind
+        if spec.default is not MISSING and type(spec.default).__hash__ is None:
+            raise ValueError(
+                f"mutable default {type(spec.default)} for field {name} is not allowed: "
+                "use default_factory"
+            )
+        if isinstance(value, Field):  # the class keeps the plain default, as a dataclass's
+            if spec.default is MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, spec.default)
+        found[name] = spec
+    specs = tuple(found.values())
     defaulted = False
-    for f in fields:  # the dataclass's message, before the compiler's SyntaxError
-        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
+    for spec in specs:  # the dataclass's message, before the compiler's SyntaxError
+        if spec.default is not MISSING or spec.default_factory is not MISSING:
             defaulted = True
         elif defaulted:
-            raise TypeError(f"non-default argument {f.name!r} follows default argument")
+            raise TypeError(f"non-default argument {spec.name!r} follows default argument")
+    return specs
+
+
+def _with_slots(cls: Any, names: tuple[str, ...]) -> Any:
+    """``cls`` made again with ``__slots__`` for its own fields (as ``dataclass(slots=True)``)."""
+    inherited = {name for base in cls.__mro__[1:] for name in base.__dict__.get("__slots__", ())}
+    body = dict(cls.__dict__)
+    body["__slots__"] = tuple(name for name in names if name not in inherited)
+    for name in (*names, "__dict__", "__weakref__"):
+        body.pop(name, None)  # a class attribute of a slot's name would shadow the slot
+    made = type(cls)(cls.__name__, cls.__bases__, body)
+    made.__qualname__ = cls.__qualname__
+    return made
+
+
+def _signature_doc(cls: Any, specs: tuple[Field, ...]) -> str:
+    """The docstring a dataclass gives an undocumented class: ``Name(x: 'int', y: 'str' = 'a')``."""
+    params = []
+    for spec in specs:
+        text = f"{spec.name}: {spec.type!r}"
+        if spec.default_factory is not MISSING:
+            text += " = <factory>"
+        elif spec.default is not MISSING:
+            text += f" = {spec.default!r}"
+        params.append(text)
+    return f"{cls.__name__}({', '.join(params)})"
 
 
 @overload
@@ -181,7 +341,7 @@ def record(cls: type[T], /) -> type[T]: ...
 def record(*, frozen: bool = False, slots: bool = False) -> Callable[[type[T]], type[T]]: ...
 
 
-@dataclass_transform(field_specifiers=(dataclasses.field,))
+@dataclass_transform(field_specifiers=(field,))
 def record(cls: Any = None, /, *, frozen: bool = False, slots: bool = False) -> Any:
     """``@record`` / ``@record(frozen=True, slots=True)``, as ``@dataclass(...)``."""
 
@@ -190,35 +350,32 @@ def record(cls: Any = None, /, *, frozen: bool = False, slots: bool = False) -> 
         if frozen and own & {"__setattr__", "__delattr__"}:
             raise TypeError(f"{cls.__qualname__}: a frozen record defines its own assignment")
         keep_hash = cls.__dict__.get("__hash__") is not None  # None: from an own __eq__
-        documented = bool(cls.__doc__)  # else a signature, as dataclass writes (~0.1 ms)
-        made = dataclasses.dataclass(
-            cls, init=False, repr=False, eq=False, frozen=False, slots=slots
-        )
-        fields = dataclasses.fields(made)
-        _plain_fields_only(made, fields)
-        names = tuple(f.name for f in fields)
-        made.__record_fields__ = names
+        specs = _collect(cls)
+        names = tuple(spec.name for spec in specs)
+        made = _with_slots(cls, names) if slots else cls
+        made.__record_specs__, made.__record_fields__ = specs, names
+        made.__match_args__ = names  # type: ignore[misc]
         if "__init__" not in own:
-            made.__init__ = _CompiledOnUse(made, fields, frozen)
-            if not documented:  # dataclass wrote "Name()", from the __init__ it did not make
-                made.__doc__ = made.__name__ + str(inspect.signature(made)).replace(" -> None", "")
+            made.__init__ = _CompiledOnUse(made, specs, frozen)
+        if not cls.__doc__:
+            made.__doc__ = _signature_doc(made, specs)
         if "__repr__" not in own:
-            made.__record_repr__ = tuple(f.name for f in fields if f.repr)
+            made.__record_repr__ = tuple(f.name for f in specs if f.repr)
             made.__repr__ = _repr
         if "__eq__" not in own:
-            compared = tuple(f.name for f in fields if f.compare)
+            compared = tuple(f.name for f in specs if f.compare)
             made.__record_compared__ = staticmethod(_values(compared))
             made.__eq__ = _eq
         if not keep_hash:
             # dataclass(eq=True): frozen -> a hash of the hashed fields; mutable -> unhashable
-            hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
+            hashed = tuple(f.name for f in specs if (f.compare if f.hash is None else f.hash))
             made.__record_hashed__ = staticmethod(_values(hashed))
             made.__hash__ = _hash if frozen else None
         if frozen:
             made.__record_owner__ = made
             made.__setattr__, made.__delattr__ = _frozen_setattr, _frozen_delattr
-            if slots and "__getstate__" not in own:
-                made.__getstate__, made.__setstate__ = _getstate, _setstate
+        if slots and "__getstate__" not in own:
+            made.__getstate__, made.__setstate__ = _getstate, _setstate
         return made
 
     return make if cls is None else make(cls)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import field
 from typing import NoReturn
 
 import click
@@ -25,7 +24,7 @@ from gpulint.config.settings import Settings
 from gpulint.filter import baseline
 from gpulint.findings import RunResult, printable
 from gpulint.inputs.discover import Target, display_path
-from gpulint.record import record
+from gpulint.record import field, record
 from gpulint.report.outputs import OutputError
 from gpulint.rules.registry import Registry, default_registry
 

@@ -8,13 +8,12 @@ key's line and column; the CLI exits with code 2 on any of them.
 from __future__ import annotations
 
 import os
-from dataclasses import field
 from typing import Any
 
 from gpulint.config.settings import Exemption
 from gpulint.findings import InputError, Severity
 from gpulint.inputs.sources import decode
-from gpulint.record import record
+from gpulint.record import field, record
 from gpulint.rules.registry import Registry, Rule
 from gpulint.validate import quick
 from gpulint.validate import schema as schema_check

@@ -7,11 +7,10 @@ fill it live in ``gpulint/cli/``, the config file and the merging in ``gpulint/c
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import field
 from typing import Any
 
 from gpulint.findings import Finding, Severity
-from gpulint.record import record
+from gpulint.record import field, record
 
 DEFAULT_GPU_TAINT_KEYS = ("nvidia.com/gpu",)
 DEFAULT_MAX_GPUS_PER_NODE = 8

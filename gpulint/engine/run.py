@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import field, replace
 from functools import partial
 from typing import Any
 
@@ -29,7 +28,7 @@ from gpulint.model.describe import describe
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
 from gpulint.model.unread import unread_gpu_mention
-from gpulint.record import record
+from gpulint.record import field, record, replace
 from gpulint.report import rule_pages
 from gpulint.report.held import detail_lines
 from gpulint.rules.anchor import Anchor

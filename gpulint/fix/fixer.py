@@ -11,14 +11,13 @@ the next pass, where they are computed from the text the previous pass left.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import field
 
 from gpulint.engine.run import FileResult, lint_source
 from gpulint.findings import Edit, Finding
 from gpulint.fix import apply
 from gpulint.inputs.sources import Source, read_bytes
 from gpulint.inputs.sources import decode as decode_source
-from gpulint.record import record
+from gpulint.record import field, record
 from gpulint.rules.rule import Context
 
 MAX_PASSES = 50  # each pass fixes at least one finding or rejects one fix

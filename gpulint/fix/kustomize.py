@@ -9,12 +9,12 @@ transformer produced or changed has no place in the origin file to fix.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from gpulint.fix.spec import AddEntry, AppendItem, Copy, Fix, SetScalar, Value
 from gpulint.inputs.render.origin import _translate
 from gpulint.model.workloads import get
+from gpulint.record import replace
 
 
 class Changed(Exception):

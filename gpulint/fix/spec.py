@@ -8,10 +8,9 @@ the same way a report's path becomes a position. Paths are relative to the resou
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Union
 
-from gpulint.record import record
+from gpulint.record import record, replace
 
 SAFE, UNSAFE = "safe", "unsafe"
 SAFETIES = (SAFE, UNSAFE)

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import field
 
 from gpulint.config.settings import Settings
 from gpulint.findings import InputError
 from gpulint.inputs.discover import Target
 from gpulint.inputs.sources import Source, read_file, read_stream
-from gpulint.record import record
+from gpulint.record import field, record
 
 Reader = Callable[[Target, Settings], "tuple[list[Source], list[InputError]]"]
 # Called on every source before parsing (Helm's --chart-dir attaches a template mapper).

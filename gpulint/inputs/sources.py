@@ -11,11 +11,10 @@ import codecs
 import errno
 import os
 import stat
-from dataclasses import field
 from typing import BinaryIO
 
 from gpulint.findings import InputError
-from gpulint.record import record
+from gpulint.record import field, record
 
 
 @record

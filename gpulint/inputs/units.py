@@ -17,12 +17,11 @@ the default); ``units: per-run`` joins every file of the run, as gpulint did bef
 from __future__ import annotations
 
 import os
-from dataclasses import field
 
 from gpulint.inputs.discover import STDIN, Target, display_path
 from gpulint.inputs.render import KUSTOMIZATION_FILES, kustomization_file
 from gpulint.inputs.render.kustomize_refs import PATCH_FIELDS, Refs, members, refs_of
-from gpulint.record import record
+from gpulint.record import field, record
 
 PER_FOLDER = "per-folder"
 PER_RUN = "per-run"

@@ -7,13 +7,12 @@ collect one per Node in worker processes and decide in the parent.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from typing import Any
 
 from gpulint.model.gpu import is_gpu_resource
 from gpulint.model.quantity import QuantityError, parse_quantity
 from gpulint.model.resource import Resource
-from gpulint.record import record
+from gpulint.record import field, record
 
 # The taint the node lifecycle controller mirrors from ``spec.unschedulable``
 # (TaintNodesByCondition); NodeUnschedulable lets pods that tolerate it through.

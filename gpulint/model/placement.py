@@ -8,14 +8,13 @@ files are read.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any
 
 from gpulint.model import workloads
 from gpulint.model.nodes import NodeView, is_node, node_view
 from gpulint.model.resource import PodSpec, Resource, shared
 from gpulint.model.scheduler import PodRequirements, pod_requirements
-from gpulint.record import record
+from gpulint.record import record, replace
 
 # How a Node object starts in YAML or JSON, written loosely enough to err one way
 # only: any `kind` whose value is Node (quoted, tagged, a block scalar, on the next

@@ -15,11 +15,9 @@ small, frozen and picklable, so worker processes get it with the context.
 
 from __future__ import annotations
 
-from dataclasses import field
-
 from gpulint.config.settings import ClusterConfig, GpuTaint
 from gpulint.model.dra import GPU_DEVICE_CLASSES, ClaimObject
-from gpulint.record import record
+from gpulint.record import field, record
 
 PROVIDERS = ("gke", "eks", "aks", "openshift", "generic")
 

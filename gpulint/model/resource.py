@@ -7,7 +7,6 @@ once through :func:`shared` and kept in the owner's ``memo`` until :func:`releas
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import field
 from functools import cached_property
 from typing import Any, TypeVar
 
@@ -20,7 +19,7 @@ from gpulint.model import (
     workloads,
 )
 from gpulint.model.generic import find_generic
-from gpulint.record import record
+from gpulint.record import field, record
 from gpulint.yaml.parse import Document
 
 CONTAINER_LISTS = (

@@ -20,13 +20,12 @@ scheduler: the kubelet admits it, checking only NoExecute taints, node affinity 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import field
 from typing import Any
 
 from gpulint.model import scheduling
 from gpulint.model.nodes import BLOCKING_EFFECTS, UNSCHEDULABLE_TAINT, NodeView, Taint
 from gpulint.model.scheduling import LabelRequirement, Toleration
-from gpulint.record import record
+from gpulint.record import field, record
 
 UNSCHEDULABLE = "NodeUnschedulable"
 NODE_NAME = "NodeName"

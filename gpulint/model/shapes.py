@@ -11,11 +11,10 @@ rejected. JSON null decodes to the empty value, so null is never a problem here.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import field
 from typing import Any
 
 from gpulint.model.placeholders import is_placeholder
-from gpulint.record import record
+from gpulint.record import field, record
 
 
 @record(frozen=True)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import asdict
 
 from gpulint import __version__
 from gpulint.findings import Finding, FixInfo, Location, RunResult, Severity
+from gpulint.record import asdict
 from gpulint.report import streaming
 from gpulint.report.held import as_dicts
 

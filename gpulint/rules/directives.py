@@ -9,11 +9,10 @@ which report the ones that expired, give no reason or silence nothing.
 from __future__ import annotations
 
 import datetime
-from dataclasses import field
 from typing import ClassVar
 
 from gpulint.findings import Finding, Location, ResourceRef
-from gpulint.record import record
+from gpulint.record import field, record
 from gpulint.rules.anchor import Anchor
 
 ANNOTATION_PREFIX = "ignore-check.gpulint.io/"

@@ -8,7 +8,6 @@ request and select. Built once per document (the cross-file rules all ask).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import field
 from functools import partial
 from typing import Any
 
@@ -24,7 +23,7 @@ from gpulint.model.nvidia import (
 )
 from gpulint.model.resource import Container, PodSpec, Resource, shared
 from gpulint.model.serving import is_serving, sharing_selector
-from gpulint.record import record
+from gpulint.record import field, record
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.rule import Context, Rule
 from gpulint.yaml.parse import Document

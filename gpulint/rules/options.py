@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import field
 from typing import Any
 
-from gpulint.record import record
+from gpulint.record import field, record
 
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", float: "number", str: "string"}

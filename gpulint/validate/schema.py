@@ -15,11 +15,10 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import field
 from functools import cache
 from typing import Any
 
-from gpulint.record import record
+from gpulint.record import field, record
 from gpulint.validate import quick, refs
 
 SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import field
 from typing import Any
 
 from ruamel.yaml.cyaml import CParser
@@ -27,7 +26,7 @@ from ruamel.yaml.tag import Tag
 
 from gpulint.findings import InputError
 from gpulint.inputs.sources import Source
-from gpulint.record import record
+from gpulint.record import field, record
 from gpulint.yaml.errors import ParseFailure, error_message, error_position, failure
 from gpulint.yaml.scalars import resolve_plain, resolve_tagged
 from gpulint.yaml.templates import (

@@ -12,12 +12,15 @@ import copy
 import dataclasses
 import inspect
 import pickle
+import subprocess
+import sys
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
+from gpulint import record as records
 from gpulint.findings import Finding, Location, ResourceRef, Severity
 from gpulint.record import record
 
@@ -164,16 +167,22 @@ def test_instances_of_another_class_are_never_equal() -> None:
 @pytest.mark.parametrize("slots", [False, True])
 def test_frozen_records_refuse_assignment_as_dataclasses_do(slots: bool) -> None:
     made_by_dataclass, made_by_record = _pair(True, slots)
-    for made in (made_by_dataclass, made_by_record):
+    # gpulint.record's own error (no dataclasses import), an AttributeError as dataclasses'
+    assert issubclass(records.FrozenInstanceError, AttributeError)
+    assert issubclass(dataclasses.FrozenInstanceError, AttributeError)
+    for made, error in (
+        (made_by_dataclass, dataclasses.FrozenInstanceError),
+        (made_by_record, records.FrozenInstanceError),
+    ):
         point = made(1)
-        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'x'"):
+        with pytest.raises(error, match="cannot assign to field 'x'"):
             point.x = 2
-        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field 'x'"):
+        with pytest.raises(error, match="cannot delete field 'x'"):
             del point.x
         assert point.x == 1
     # Not a field: refused on the class itself. (Python 3.11's frozen slotted dataclass
     # raises TypeError here instead, from super() over the class it replaced.)
-    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'new'"):
+    with pytest.raises(records.FrozenInstanceError, match="cannot assign to field 'new'"):
         made_by_record(1).new = 2
 
 
@@ -186,7 +195,7 @@ def test_a_plain_subclass_of_a_frozen_record_may_set_its_own_attributes() -> Non
         point = Extended(1)
         point.extra = 5
         assert point.extra == 5
-        with pytest.raises(dataclasses.FrozenInstanceError):
+        with pytest.raises(AttributeError, match="cannot assign to field 'x'"):
             point.x = 2
 
 
@@ -202,16 +211,53 @@ def test_pickles_and_copies_match_the_dataclass(frozen: bool, slots: bool) -> No
 
 
 @pytest.mark.parametrize(("frozen", "slots"), OPTIONS)
-def test_dataclass_helpers_and_copies_work(frozen: bool, slots: bool) -> None:
-    _, made = _pair(frozen, slots)
-    point = made(1, "q")
-    assert dataclasses.is_dataclass(made)
-    assert [f.name for f in dataclasses.fields(made)] == ["x", "label", "tags", "memo"]
-    assert dataclasses.replace(point, x=5) == made(5, "q")
-    assert dataclasses.asdict(point) == {"x": 1, "label": "q", "tags": (), "memo": {}}
+def test_the_record_helpers_match_the_dataclass_ones(frozen: bool, slots: bool) -> None:
+    made_by_dataclass, made = _pair(frozen, slots)
+    point, twin = made(1, "q", (made(2),)), made_by_dataclass(1, "q", (made_by_dataclass(2),))
+    assert [f.name for f in records.fields(made)] == [f.name for f in dataclasses.fields(twin)]
+    assert [(f.repr, f.compare) for f in records.fields(point)] == [
+        (f.repr, f.compare) for f in dataclasses.fields(twin)
+    ]
+    assert records.replace(point, x=5) == made(5, "q", (made(2),))
+    with pytest.raises(TypeError, match="has no field 'y'"):
+        records.replace(point, y=1)
+    assert records.asdict(point) == dataclasses.asdict(twin)
+    assert records.asdict(point) == {
+        "x": 1, "label": "q", "tags": ({"x": 2, "label": "p", "tags": (), "memo": {}},), "memo": {}
+    }  # fmt: skip
     assert copy.deepcopy(point) == point
     assert made.__doc__ == "A test record."
     assert hasattr(point, "__dict__") is not slots
+    assert made.__match_args__ == made_by_dataclass.__match_args__
+
+
+def test_a_mutable_default_is_refused_as_dataclasses_refuse_it() -> None:
+    with pytest.raises(ValueError, match="mutable default <class 'list'> for field tags"):
+
+        @record
+        class Listed:
+            tags: list = []  # noqa: RUF012
+
+
+def test_a_class_variable_is_not_a_field() -> None:
+    @record(frozen=True, slots=True)
+    class Counted:
+        """A record with a class constant."""
+
+        LIMIT: ClassVar[int] = 3
+        n: int = 0
+
+    assert records.fields(Counted)[0].name == "n" and Counted(1).LIMIT == 3
+    assert str(inspect.signature(Counted)) == "(n: 'int' = 0) -> None"
+
+
+def test_the_record_module_imports_neither_dataclasses_nor_inspect() -> None:
+    """The point of it (start-up): dataclasses imports inspect, ast, dis and tokenize."""
+    code = (
+        "import sys, gpulint.record; print(sorted({'dataclasses', 'inspect'} & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
 
 
 def test_a_recursive_value_shows_as_dots() -> None:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import field
 from typing import Any
 
 from gpulint.inputs.discover import display_path
 from gpulint.inputs.render import kustomization_file
 from gpulint.inputs.sources import Source, decode
-from gpulint.record import record
+from gpulint.record import field, record
 from gpulint.yaml.parse import parse
 
 # Fields whose entries are paths, files or folders (kustomize's types.Kustomization).
