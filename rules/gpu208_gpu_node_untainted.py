@@ -77,6 +77,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from gpulint.model import placement
 from gpulint.model.gpu_labels import has_gpu_taint, node_gpu_evidence
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
@@ -86,6 +87,7 @@ rule = Rule(
     Severity.NOTE,
     "A Node that advertises GPUs has no NoSchedule taint for them.",
     __doc__,
+    inputs=placement.NODE_KIND,  # a Node object
 )
 
 

@@ -80,7 +80,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from gpulint.model import nodes
+from gpulint.model import nodes, placement
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
@@ -89,6 +89,7 @@ rule = Rule(
     Severity.WARNING,
     "A Node labelled as a GPU node advertises no GPUs, or fewer than it has.",
     __doc__,
+    inputs=placement.NODE_KIND,  # a Node object
 )
 
 PRESENT, COUNT = "nvidia.com/gpu.present", "nvidia.com/gpu.count"

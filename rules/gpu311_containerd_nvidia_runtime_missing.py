@@ -55,6 +55,7 @@ picks the plugin name from the config's `version`), or move the runtime under
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model import containerd
@@ -67,6 +68,7 @@ rule = Rule(
     "containerd's default runtime is not defined, or its NVIDIA runtime sits where the "
     "config version never reads.",
     __doc__,
+    inputs=re.compile(rb"io\.containerd\."),  # every containerd config (model/containerd.py)
 )
 
 # containerd's built-in defaults define runc even when config.toml does not.

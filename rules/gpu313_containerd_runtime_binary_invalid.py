@@ -56,6 +56,7 @@ Point `BinaryName` at `nvidia-container-runtime` (the GPU Operator installs it a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model import containerd
@@ -67,6 +68,7 @@ rule = Rule(
     Severity.ERROR,
     "An NVIDIA containerd runtime's BinaryName is not the NVIDIA Container Runtime.",
     __doc__,
+    inputs=re.compile(rb"io\.containerd\."),  # every containerd config (model/containerd.py)
 )
 
 _RUNC_V1 = "io.containerd.runc.v1"

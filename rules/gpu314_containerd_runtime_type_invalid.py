@@ -43,6 +43,7 @@ Set `runtime_type = "io.containerd.runc.v2"` on the NVIDIA runtime.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model import containerd
@@ -54,6 +55,7 @@ rule = Rule(
     Severity.ERROR,
     "The NVIDIA containerd runtime does not use the runc v2 shim (io.containerd.runc.v2).",
     __doc__,
+    inputs=re.compile(rb"io\.containerd\."),  # every containerd config (model/containerd.py)
 )
 
 _RUNC_V1 = "io.containerd.runc.v1"

@@ -47,6 +47,7 @@ the feature's own settings, such as `memoryManagerPolicy: None`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model import kubelet
@@ -59,6 +60,7 @@ rule = Rule(
     "A kubelet featureGates entry names a removed gate or sets a locked one: the kubelet "
     "does not start.",
     __doc__,
+    inputs=re.compile(rb"featureGates"),  # a kubelet configuration's gates (model/kubelet.py)
 )
 
 

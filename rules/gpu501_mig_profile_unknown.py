@@ -95,6 +95,7 @@ rule = Rule(
     Severity.ERROR,
     "A MIG profile is named that no MIG-capable GPU offers.",
     __doc__,
+    inputs=re.compile(rb"(?i)mig"),  # a MIG profile, resource or setting
 )
 
 

@@ -56,6 +56,7 @@ the profile. Without MIG, request `nvidia.com/gpu` instead.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint import catalog
@@ -75,6 +76,7 @@ rule = Rule(
     Severity.ERROR,
     "A MIG profile is requested on GPU products that do not offer it.",
     __doc__,
+    inputs=re.compile(rb"(?i)mig"),  # a nvidia.com/mig-<profile> request
 )
 
 

@@ -59,6 +59,7 @@ small ones. Use full GPUs (`nvidia.com/gpu`) in a separate container.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -81,6 +82,7 @@ rule = Rule(
     Severity.WARNING,
     "A container requests MIG devices with full GPUs, or several MIG devices.",
     __doc__,
+    inputs=re.compile(rb"(?i)mig"),  # a nvidia.com/mig-<profile> request
 )
 
 

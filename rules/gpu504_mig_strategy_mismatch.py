@@ -70,6 +70,7 @@ select the MIG product (`nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB-MIG-1g.10
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model.gpu import is_mig_resource
@@ -83,6 +84,7 @@ rule = Rule(
     Severity.ERROR,
     "MIG resources or MIG strategy labels that the run's device plugin strategy never provides.",
     __doc__,
+    inputs=re.compile(rb"(?i)mig"),  # a nvidia.com/mig-<profile> request
 )
 
 

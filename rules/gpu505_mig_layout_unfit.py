@@ -74,6 +74,7 @@ positions): on an A100 40 GB, `3g.20gb` + `2g.10gb` + two `1g.5gb`, or
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint import catalog
@@ -87,6 +88,7 @@ rule = Rule(
     Severity.ERROR,
     "A mig-parted config asks for MIG instances the selected GPU cannot hold.",
     __doc__,
+    inputs=re.compile(rb"mig-configs"),  # a mig-parted config (model/nvidia/mig_parted.py)
 )
 
 _CONSEQUENCE = (

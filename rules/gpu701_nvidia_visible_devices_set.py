@@ -78,6 +78,7 @@ the cluster immune, configure the device plugin with
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model.commands import literal_env
@@ -92,6 +93,7 @@ rule = Rule(
     Severity.WARNING,
     "A workload sets NVIDIA_VISIBLE_DEVICES and sees GPUs the device plugin did not allocate.",
     __doc__,
+    inputs=re.compile(rb"NVIDIA_VISIBLE_DEVICES"),  # the variable it checks
 )
 
 VARIABLE = "NVIDIA_VISIBLE_DEVICES"

@@ -69,6 +69,7 @@ GPUs. If you keep it, list only indices below the container's GPU count.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model.commands import command_line, literal_env
@@ -85,6 +86,7 @@ rule = Rule(
     Severity.WARNING,
     "CUDA_VISIBLE_DEVICES names devices the container lacks, or fewer than its command uses.",
     __doc__,
+    inputs=re.compile(rb"CUDA_VISIBLE_DEVICES"),  # the variable it checks
 )
 
 VARIABLE = "CUDA_VISIBLE_DEVICES"

@@ -57,6 +57,7 @@ RDMA memory registration) instead of all of them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model.infra import is_infra_container, is_infra_pod
@@ -68,6 +69,7 @@ rule = Rule(
     Severity.WARNING,
     "A privileged container in a GPU pod sees every GPU of the node, not just its allocation.",
     __doc__,
+    inputs=re.compile(rb"privileged"),  # securityContext.privileged
 )
 
 

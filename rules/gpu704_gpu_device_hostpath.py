@@ -111,6 +111,7 @@ rule = Rule(
     Severity.WARNING,
     "A hostPath volume mounts GPU devices (bypassing the device plugin) or driver files.",
     __doc__,
+    inputs=re.compile(rb"hostPath"),  # a hostPath volume
 )
 
 _DEVICE = re.compile(r"^/dev/(?:nvidia[^/]*|dri|kfd)(?:/|$)")

@@ -89,6 +89,7 @@ rule = Rule(
     "An env value uses ${VAR} or $VAR, which Kubernetes does not expand (only $(VAR)).",
     __doc__,
     fix="safe",
+    inputs=re.compile(rb"\$"),  # a variable reference
 )
 
 # `$$` is an escaped dollar; after it nothing is a reference.

@@ -91,6 +91,7 @@ object's `spec.devices.requests`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -111,6 +112,7 @@ rule = Rule(
     Severity.ERROR,
     "A DRA claim, claim template or request name resolves to nothing.",
     __doc__,
+    inputs=re.compile(rb"(?i)claim"),  # resources.claims, resourceClaims, resourceClaim...
 )
 
 _RESOURCE = {TEMPLATE: "resourceclaimtemplate", "ResourceClaim": "resourceclaim"}

@@ -51,6 +51,7 @@ devices (`- name: gpu`), or remove the entry from `spec.resourceClaims`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model.dra import container_claims, pod_claims
@@ -63,6 +64,7 @@ rule = Rule(
     Severity.WARNING,
     "A pod declares a DRA claim that no container uses.",
     __doc__,
+    inputs=re.compile(rb"resourceClaims"),  # a pod's spec.resourceClaims
 )
 
 

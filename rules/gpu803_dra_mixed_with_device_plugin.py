@@ -91,6 +91,7 @@ device plugin.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -115,6 +116,7 @@ rule = Rule(
     Severity.WARNING,
     "A container uses a DRA GPU claim and device plugin GPUs together.",
     __doc__,
+    inputs=re.compile(rb"(?i)claim"),  # a container's resources.claims
 )
 
 

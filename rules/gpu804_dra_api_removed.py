@@ -70,6 +70,7 @@ in parameter objects go to `spec.devices.config[].opaque` (for NVIDIA's driver,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model.dra import GROUP, device_requests, pod_claims, split_api_version
@@ -81,6 +82,8 @@ rule = Rule(
     Severity.ERROR,
     "A DRA object uses an API version or kind that clusters no longer serve.",
     __doc__,
+    # its objects, the old driver parameters, pod claims
+    inputs=re.compile(rb"resource\.k8s\.io|resource\.nvidia\.com|resourceClaims"),
 )
 
 NVIDIA_LEGACY_GROUP = "gpu.resource.nvidia.com"

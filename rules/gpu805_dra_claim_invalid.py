@@ -66,6 +66,7 @@ message suggests.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -87,6 +88,7 @@ rule = Rule(
     Severity.ERROR,
     "A ResourceClaim, ResourceClaimTemplate or DeviceClass does not match the API schema.",
     __doc__,
+    inputs=re.compile(rb"resource\.k8s\.io"),  # a DRA object's API group
 )
 
 SCHEMAS = {

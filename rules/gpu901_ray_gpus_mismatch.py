@@ -98,6 +98,7 @@ rule = Rule(
     Severity.WARNING,
     "A Ray node's rayStartParams.num-gpus differs from the GPUs its Ray container holds.",
     __doc__,
+    inputs=re.compile(rb"ray\.io"),  # a KubeRay object's API group
 )
 
 _KEY = "num-gpus"

@@ -62,6 +62,7 @@ rule = Rule(
     Severity.ERROR,
     "A KubeAI Model's resourceProfile is not <profile>:<count>; KubeAI never starts it.",
     __doc__,
+    inputs=re.compile(rb"kubeai\.org"),  # a KubeAI object's API group
 )
 
 # strings.Split(profile, ":") must give two parts; strconv.Atoi the second (a sign allowed).

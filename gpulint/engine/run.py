@@ -18,7 +18,7 @@ from gpulint.filter import suppress
 from gpulint.findings import Finding, HeldBack, InputError, RuleInfo, RunResult
 from gpulint.fix.attach import fix_info
 from gpulint.inputs.discover import Target
-from gpulint.inputs.prescan import idle_rules
+from gpulint.inputs.prescan import quiet_rules
 from gpulint.inputs.profile_scan import build_profile
 from gpulint.inputs.readers import PLAIN, Readers
 from gpulint.inputs.skip import not_a_manifest
@@ -32,7 +32,7 @@ from gpulint.record import field, record, replace
 from gpulint.report import rule_pages
 from gpulint.report.held import detail_lines
 from gpulint.rules.anchor import Anchor
-from gpulint.rules.registry import Registry, builtin_rules, default_registry
+from gpulint.rules.registry import Registry, builtin_rules, default_registry, resolved
 from gpulint.rules.rule import Context, Report, Rule
 from gpulint.yaml import toml_tree
 from gpulint.yaml.parse import Document, documents
@@ -187,7 +187,20 @@ def _shape_of(value: Any) -> str:
     return "a string" if isinstance(value, str) else "a scalar"
 
 
+def ready(ctx: Context, absent: frozenset[str] = frozenset()) -> None:
+    """Give ``ctx`` its rules with their hooks: the pack index's rules are resolved (their
+    modules imported), except those of ``absent``, which cannot report on the run's inputs:
+    they stay as the index describes them, without hooks (start-up: their modules are
+    never imported)."""
+    if any(rule.module is not None for rule in ctx.rules):
+        ctx.rules = [
+            replace(rule, module=None) if rule.code in absent else resolved(rule)
+            for rule in ctx.rules
+        ]
+
+
 def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
+    ready(ctx)  # a context from build_context, used without run() (the fixer, tests)
     errors: list[InputError] = []
     annotations: list[Any] = []
     wants_annotations = suppress.wanted(source, ctx.settings)
@@ -303,7 +316,8 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     notices: dict[str, None] = {}  # in order, each said once
     files = 0
     targets = list(targets)
-    ctx.idle = idle_rules(ctx.rules, targets)
+    ctx.idle, absent = quiet_rules(ctx.rules, targets)
+    ready(ctx, absent)
     ctx.profile = build_profile(ctx.settings, targets)
     if ctx.settings.verbose:
         notices.update(dict.fromkeys(f"cluster profile: {s}" for s in ctx.profile.sources))

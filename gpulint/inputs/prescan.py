@@ -1,4 +1,4 @@
-"""Which cross-file rules can decide anything in this run, judged from the raw bytes.
+"""Which rules can decide anything in this run, judged from the raw bytes.
 
 Some cross-file rules need a partner object somewhere in the run: GPU210 and GPU211
 weigh pod templates against Nodes, and without a Node they never report. Their
@@ -8,27 +8,55 @@ be written without (``Rule.collect_when``), and its collectors run only when som
 input matches. The test errs one way only: an input that cannot be read here as
 bytes (standard input, a chart or kustomization that renders later, UTF-16 or
 UTF-32 text) counts as a match.
+
+The same test, with a rule's ``inputs`` pattern, says which rules cannot report at all
+in this run (a Pod manifest holds no containerd config): the engine then leaves a
+built-in one's module unimported (start-up).
 """
 
 from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
+from typing import TypeVar
 
 from gpulint.findings import InputError
 from gpulint.inputs.discover import Target
 from gpulint.inputs.sources import read_bytes
 from gpulint.rules.registry import Rule
 
+K = TypeVar("K", bound=Hashable)
 _WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # also the start of UTF-32's
+
+
+def quiet_rules(rules: Iterable[Rule], targets: Sequence[Target]) -> tuple[frozenset, frozenset]:
+    """(idle, absent): the codes of the rules whose ``collect_when`` pattern no input of
+    the run matches (their collectors need not run), and of those whose ``inputs``
+    pattern none matches (they cannot report: a built-in one's module need not even be
+    imported, rules/pack_index.py). One read of the inputs for both."""
+    patterns: dict[tuple[str, str], re.Pattern[bytes]] = {}
+    for rule in rules:
+        if rule.collect_when is not None:
+            patterns["idle", rule.code] = rule.collect_when
+        inputs = rule.input_pattern()
+        if inputs is not None:
+            patterns["absent", rule.code] = inputs
+    quiet = unmatched(patterns, targets)
+    return tuple(
+        frozenset(code for kind, code in quiet if kind == want) for want in ("idle", "absent")
+    )  # type: ignore[return-value]
 
 
 def idle_rules(rules: Iterable[Rule], targets: Sequence[Target]) -> frozenset[str]:
     """Codes of the rules whose ``collect_when`` pattern no input of the run matches."""
-    waiting: dict[str, re.Pattern[bytes]] = {
-        rule.code: rule.collect_when for rule in rules if rule.collect_when is not None
-    }
+    return quiet_rules(rules, targets)[0]
+
+
+def unmatched(patterns: dict[K, re.Pattern[bytes]], targets: Sequence[Target]) -> frozenset[K]:
+    """The keys of ``patterns`` that no input matches (none, when some input cannot be
+    read as bytes here: then nothing is ruled out)."""
+    waiting = dict(patterns)
     for target in targets:
         if not waiting:
             break

@@ -6,15 +6,14 @@ Rules themselves are defined with :mod:`gpulint.rules.api` (``Rule``, ``Report``
 from __future__ import annotations
 
 import functools
-import importlib
 import os
-import pkgutil
 import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from gpulint.rules import builtin
+from gpulint.rules import builtin, pack_index
 from gpulint.rules.options import options_schema
+from gpulint.rules.pack_index import pack_modules, resolved, rules_of
 from gpulint.rules.rule import EXPECT_MARK, SECTIONS, Report, Rule, doc_sections
 
 __all__ = [
@@ -26,6 +25,8 @@ __all__ = [
     "builtin_rules",
     "default_registry",
     "doc_sections",
+    "pack_modules",
+    "resolved",
     "rules_of",
 ]
 
@@ -100,30 +101,21 @@ def builtin_rules() -> list[Rule]:
 
     Discovery instead of a hand-kept list: a new rule is one new module, and no
     module can be forgotten (tests/rules/test_registry.py checks that every module of
-    the pack defines a ``Rule`` and that the registry holds each of them).
+    the pack defines a ``Rule`` and that the registry holds each of them). The rules
+    come from the pack's index, their modules imported when a run needs their hooks
+    (:mod:`gpulint.rules.pack_index`); without a current index, from the modules.
     """
     return list(_builtin_rules())
 
 
 @functools.cache
 def _builtin_rules() -> tuple[Rule, ...]:
-    return tuple(pack_rules(builtin))
-
-
-def pack_modules(package: Any) -> list[Any]:
-    """The modules of a rule pack (a package), imported, in name order."""
-    infos = sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name)
-    return [importlib.import_module(f"{package.__name__}.{info.name}") for info in infos]
+    return pack_index.read(builtin) or tuple(pack_rules(builtin))
 
 
 def pack_rules(package: Any) -> list[Rule]:
     """Every rule the modules of a rule pack define at their top level."""
     return [rule for module in pack_modules(package) for rule in rules_of(module)]
-
-
-def rules_of(module: Any) -> list[Rule]:
-    """The rules a module defines at its top level, in definition order."""
-    return [value for value in vars(module).values() if isinstance(value, Rule)]
 
 
 def _plugin_rules() -> list[Rule]:

@@ -159,6 +159,15 @@ class Rule:
     options: tuple[Option, ...] = ()
     # Whether its reports carry fixes: "safe" (--fix), "unsafe" (--unsafe-fixes) or None.
     fix: str | None = None
+    # The rule reports only in a run where some input matches: text that what it reads
+    # cannot be written without (a containerd config, a Node, a DRA object). A built-in
+    # rule's module is then not even imported for other runs (start-up, pack_index.py).
+    # None: any input.
+    inputs: re.Pattern[bytes] | None = None
+    # For a rule read from the pack index: the module that defines it, imported (with
+    # the rule's hooks) only when a run needs them (pack_index.resolved). None: the rule
+    # itself, hooks and all.
+    module: str | None = None
 
     def __post_init__(self) -> None:
         if self.fix not in (None, "safe", "unsafe"):
@@ -171,6 +180,17 @@ class Rule:
         if len(set(names)) != len(names):
             raise ValueError(f"{self.code}: an option is declared twice ({', '.join(names)})")
         self.doc = cleandoc(self.doc or "")
+
+    def input_pattern(self) -> re.Pattern[bytes] | None:
+        """``inputs``; else, for a rule that only collects (no check hooks), its
+        ``collect_when``: where nothing matches it collects nothing, so it reports nothing."""
+        if self.inputs is not None:
+            return self.inputs
+        checks = (self.check_resource, self.check_document, self.check_directives)
+        collects = self.collect is not None or self.collect_document is not None
+        if self.collect_when is not None and collects and all(c is None for c in checks):
+            return self.collect_when
+        return None
 
     def _register(self, slot: str, fn: Hook) -> Hook:
         """Set one hook; a second function for the same hook would silently replace the first."""

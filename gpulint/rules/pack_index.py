@@ -1,0 +1,153 @@
+"""The pack index: what the registry knows of each built-in rule without importing it.
+
+Why (issue 12, start-up): importing the whole pack (every rule module and the model
+modules they import) was about a third of a one-file run, though a Pod manifest can
+only ever meet the rules that read pods: the containerd, kubelet, mig-parted, Node,
+DRA and operator rules have nothing to read in it. ``index.json``, in the pack folder
+beside the modules, holds each rule's code, name, severity, summary, documentation,
+fix safety, options and input patterns; the registry builds its rules from it. Such a
+rule names its ``module``; :func:`resolved` imports that module (and so its hooks)
+when a run needs them: the engine resolves the selected rules whose ``inputs`` pattern
+some input of the run matches, and the rules without one.
+
+The index is generated (``python scripts/rule_index.py``) and checked: a test fails
+while it differs from the modules. A pack folder whose modules are not the ones the
+index lists (a module added, removed or renamed) is imported whole instead, so an
+index left stale by a new rule costs time, never the rule.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pkgutil
+import re
+from types import ModuleType
+from typing import Any
+
+from gpulint.findings import Severity
+from gpulint.rules.options import Option
+from gpulint.rules.rule import Rule
+
+INDEX = "index.json"
+_TYPES: dict[str, type] = {"bool": bool, "int": int, "float": float, "str": str, "list": list}
+
+
+def module_names(package: ModuleType) -> list[str]:
+    """The module names of a pack (a package), sorted, without importing them."""
+    return sorted(info.name for info in pkgutil.iter_modules(package.__path__))
+
+
+def pack_modules(package: ModuleType) -> list[ModuleType]:
+    """The modules of a rule pack, imported, in name order."""
+    return [importlib.import_module(f"{package.__name__}.{name}") for name in module_names(package)]
+
+
+def rules_of(module: ModuleType) -> list[Rule]:
+    """The rules a module defines at its top level, in definition order."""
+    return [value for value in vars(module).values() if isinstance(value, Rule)]
+
+
+def index_text(package: ModuleType) -> str:
+    """The index of ``package`` as ``index.json`` holds it (its modules imported)."""
+    entries = [
+        _entry(rule, module.__name__.rsplit(".", 1)[-1])
+        for module in pack_modules(package)
+        for rule in rules_of(module)
+    ]
+    data = {"modules": module_names(package), "rules": entries}
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
+def index_path(package: ModuleType) -> str | None:
+    """Where the pack's index is (the first folder of the package holding one)."""
+    for folder in package.__path__:
+        path = os.path.join(folder, INDEX)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def read(package: ModuleType) -> tuple[Rule, ...] | None:
+    """The pack's rules from its index, each naming its module; None when there is no
+    index or it lists other modules than the pack holds (then import the pack)."""
+    path = index_path(package)
+    if path is None:
+        return None
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    if data.get("modules") != module_names(package):
+        return None
+    return tuple(_rule(entry, package.__name__) for entry in data["rules"])
+
+
+def resolved(rule: Rule) -> Rule:
+    """The rule itself, hooks and all: for a rule read from the index, the one its module
+    defines (the module imported now, once)."""
+    if rule.module is None:
+        return rule
+    for real in rules_of(importlib.import_module(rule.module)):
+        if real.code == rule.code:
+            return real
+    raise LookupError(
+        f"{rule.module} defines no rule {rule.code}: the pack index is stale "
+        "(run python scripts/rule_index.py)"
+    )
+
+
+def _entry(rule: Rule, module: str) -> dict[str, Any]:
+    return {
+        "module": module,
+        "code": rule.code,
+        "name": rule.name,
+        "severity": str(rule.severity),
+        "summary": rule.summary,
+        "fix": rule.fix,
+        "collect_when": _pattern_entry(rule.collect_when),
+        "inputs": _pattern_entry(rule.input_pattern()),
+        "options": [
+            {
+                "name": o.name,
+                "type": o.type.__name__,
+                "default": list(o.default) if isinstance(o.default, tuple) else o.default,
+                "tuple": isinstance(o.default, tuple),
+                "doc": o.doc,
+                "constraints": o.constraints,
+            }
+            for o in rule.options
+        ],
+        "doc": rule.doc,
+    }
+
+
+def _rule(entry: dict[str, Any], package: str) -> Rule:
+    return Rule(
+        entry["code"],
+        entry["name"],
+        Severity.parse(entry["severity"]),
+        entry["summary"],
+        entry["doc"],
+        collect_when=_pattern(entry["collect_when"]),
+        options=tuple(_option(o) for o in entry["options"]),
+        fix=entry["fix"],
+        inputs=_pattern(entry["inputs"]),
+        module=f"{package}.{entry['module']}",
+    )
+
+
+def _option(entry: dict[str, Any]) -> Option:
+    default = tuple(entry["default"]) if entry["tuple"] else entry["default"]
+    return Option(entry["name"], _TYPES[entry["type"]], default, entry["doc"], entry["constraints"])
+
+
+def _pattern_entry(pattern: re.Pattern[bytes] | None) -> dict[str, Any] | None:
+    if pattern is None:
+        return None
+    return {"pattern": pattern.pattern.decode("latin-1"), "flags": pattern.flags}
+
+
+def _pattern(entry: dict[str, Any] | None) -> re.Pattern[bytes] | None:
+    if entry is None:
+        return None
+    return re.compile(entry["pattern"].encode("latin-1"), entry["flags"])
