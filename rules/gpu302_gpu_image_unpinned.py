@@ -22,6 +22,11 @@ is the project's `owner/repo` or lies under it
 owner alone never matches (`rocm/pytorch` is not `ROCm/k8s-device-plugin`'s).
 The message says where the identity was learned.
 
+Through a kustomize render, where a kustomization's `images:` entry sets the
+tag (`newTag: latest`, the outermost kustomization naming the image decides),
+the finding names that entry as its related location: the pin belongs there,
+not in the base manifest (`gpulint/inputs/render/kustomize_images.py`).
+
 Facts: the project identity, a GitHub or GitLab `owner/repo` read from the
 linted repository's files (`gpulint/inputs/project_scan.py`): the git remote
 `origin` in `.git/config`, else a root `go.mod` module path, else the `home`
@@ -90,10 +95,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.model.gpu_holding import container_holding
-from gpulint.model.images import parse_image
+from gpulint.model.images import parse_image, tag_override
 from gpulint.model.infra import is_infra_container
 from gpulint.model.probe import is_probe
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU302",
@@ -115,6 +120,13 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if ref is None or ref.pinned:
             continue
         why = "has no tag" if ref.tag is None else "uses the tag latest"
+        # Where a kustomization's images: entry wrote the tag, the pin belongs there.
+        entry = tag_override(ref, resource.doc) if ref.tag else None
+        related = (
+            ((Anchor(entry.where, "", None, None, None), f"the tag {ref.tag} is set here"),)
+            if entry is not None
+            else ()
+        )
         own = ctx.project.publisher(ref)
         if own is not None:
             # Tracking its own latest on the default branch is a release practice: advice.
@@ -125,6 +137,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                 "default branch may track it on purpose: pin a version tag or a digest "
                 "when releasing",
                 container=container.name,
+                related=related,
                 severity=Severity.NOTE,
             )
             continue
@@ -146,4 +159,5 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             f"GPU container {container.name!r} image {container.image!r} {why}; its CUDA and "
             f"framework versions change without notice {pull}; {fix}",
             container=container.name,
+            related=related,
         )
