@@ -6,7 +6,8 @@ sample such as ``vectorAdd`` or ``nbody``) or a placeholder (``sleep``, ``tail -
 it is meant to run on any GPU, and eviction costs it nothing. Rules whose harm is to
 the work (GPU106, GPU201) leave such pods alone. Only what the command says counts:
 a container without ``command``/``args`` runs its image's entrypoint, unknown here,
-except the CUDA sample images, which are probes by name.
+except the CUDA sample images, which are probes by name. ``exec``, ``env`` and
+``nohup`` count as the program they run (``exec python train.py`` is work).
 
 A GPU check script is a probe too: an interpreter (``python``, ``python3``,
 ``python3.11``) running a script whose file name says it checks the GPU, that is whose
@@ -62,6 +63,10 @@ _PROBES = frozenset(
 _INTERPRETER = re.compile(r"^python(?:3(?:\.\d+)?)?$")
 _CHECK_WORDS = frozenset({"test", "check", "smoke", "probe", "verify", "sanity"})
 _DEVICE_WORDS = frozenset({"gpu", "gpus", "cuda", "nccl", "device", "devices"})
+# Programs that run the command that follows them (``exec python train.py`` runs Python,
+# not a placeholder); alone (``env``, ``exec >log``) they are what they are.
+_PREFIXES = frozenset({"exec", "env", "nohup"})
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "orterun", "prterun"})
 # What an MPI worker runs besides the ssh daemon the launcher reaches it through.
 _WORKER_SETUP = _PLACEHOLDERS | {"sshd", "mkdir", "chmod", "chown", "cp", "service"}
@@ -71,12 +76,13 @@ _SAMPLE_IMAGES = ("nvcr.io/nvidia/k8s/cuda-sample:", "k8s.gcr.io/cuda-vector-add
 def _runs(words: list[str]) -> list[tuple[str, list[str]]]:
     """The programs a command line runs, each with the words up to the next separator:
     the first word, and each after a separator or keyword (a shell and its flags are
-    skipped: ``sh -c "nvidia-smi; sleep 5"`` runs two programs)."""
+    skipped: ``sh -c "nvidia-smi; sleep 5"`` runs two programs; ``exec``, ``env`` and
+    ``nohup`` give way to the program they run)."""
     found: list[tuple[str, list[str]]] = []
-    expect = True
+    expect, prefixed = True, False
     for word in words:
         if word in _SEPARATORS or word in _KEYWORDS:
-            expect = True
+            expect, prefixed = True, False
             continue
         if word in _CLOSERS:
             continue
@@ -87,8 +93,13 @@ def _runs(words: list[str]) -> list[tuple[str, list[str]]]:
         name = word.rsplit("/", 1)[-1].lower()
         if name in _SHELLS or name.startswith("-"):
             continue
+        if found and found[-1][0] in _PREFIXES and prefixed:
+            if _ASSIGNMENT.match(word):
+                continue  # env FOO=1 python ...
+            found.pop()  # exec/env/nohup run the program that follows: that one counts
+        prefixed = name in _PREFIXES
         found.append((name, []))
-        expect = False
+        expect = prefixed
     return found
 
 
