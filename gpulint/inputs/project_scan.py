@@ -9,7 +9,10 @@ that names a GitHub or GitLab repository decides:
 2. a ``go.mod`` at that repository's root (or, outside git, in a linted folder):
    ``module github.com/o/r...``;
 3. the ``home`` and ``sources`` of each chart the walk lints as a chart, subcharts
-   (under another chart's ``charts/``) excepted.
+   (under another chart's ``charts/``) excepted. Helm defines them as "the URL of this
+   project's home page" and "a list of URLs to source code for this project", and a
+   chart's dependencies live in its ``charts/`` folder (helm.sh/docs/topics/charts/,
+   "The Chart.yaml File", "Chart Dependencies").
 
 The git remote is what the checkout is, so it wins: a fork deploying its upstream's
 ``:latest`` is warned, and a chart whose ``home`` names the upstream project it

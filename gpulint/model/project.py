@@ -4,6 +4,11 @@ A repository that builds and publishes images often lets its default branch trac
 ``:latest`` of them on purpose and pins them when it releases (kubebuilder's scaffold
 writes ``controller:latest`` and ``make deploy`` runs ``kustomize edit set image``;
 release scripts set the tag). For such an image GPU302 gives advice, not a warning.
+Sources: kubernetes-sigs/kubebuilder
+``pkg/plugins/golang/v4/scaffolds/internal/templates/makefile.go`` (``IMG ?=
+controller:latest``; ``deploy`` and ``build-installer`` run ``kustomize edit set image
+controller=${IMG}``); kubeflow/katib ``scripts/v1beta1/update-images.sh`` (retags the
+examples' ``:latest`` images at release).
 
 Which images are the repository's own is never guessed from a name: the run reads the
 project's identity, a GitHub or GitLab ``owner/repo``, from the repository's own files

@@ -4,7 +4,9 @@
 bases produced, so the tag an image leaves the render with is the one the outermost
 kustomization that names the image sets. The origin annotations say which file an
 object came from, not which entry changed its image; this module reads the
-``images:`` entries of the built folder and of the local kustomizations it builds on
+``images:`` entries (name, newName, newTag, digest: kubectl.docs.kubernetes.io/references/
+kustomize/kustomization/images/; kubernetes-sigs/kustomize ``api/filters/imagetag``) of
+the built folder and of the local kustomizations it builds on
 (outermost first) with their positions, so a rule can point at the entry where the
 tag is written (``model/images.py``: :class:`TagOverride`, :func:`tag_override`).
 """
