@@ -8,8 +8,10 @@ are missing or unequal, and which QoS class the pod gets instead. Two tiers:
 a pod with no CPU or memory request or limit anywhere (no container, no
 pod-level `resources`) is **BestEffort**, a warning; a pod that sets some but
 not all is **Burstable**, a note. A pod whose GPU containers only probe the
-GPU or wait (`nvidia-smi`, a CUDA sample such as `vectorAdd`, `sleep`; an MPI
-worker that only runs `sshd` is what its launcher's `mpirun` runs there) is left
+GPU or wait (`nvidia-smi`, a CUDA sample such as `vectorAdd`, `sleep`, a Python
+GPU check script such as `python gpu-test.py` whose name holds a check word and a
+device word; an MPI worker that only runs `sshd` is what its launcher's `mpirun`
+runs there) is left
 alone: it has no work for eviction or CPU starvation to spoil. BestEffort is a
 note, not a warning, for a bare Pod that runs once (`restartPolicy: Never` or
 `OnFailure`: a smoke test or an example, not a workload a controller keeps

@@ -16,8 +16,9 @@ type (HAMi's `nvidia.com/use-gputype`) does. Pods that request only MIG devices
 pods bound to one node by `nodeName`, GPU infrastructure, and the pods meant
 to run on any GPU: DaemonSets (a DaemonSet runs on every node it may) and
 probes, whose GPU containers only probe the GPU or wait (`nvidia-smi`, a CUDA
-sample such as `vectorAdd`, `sleep`; an MPI worker that only runs `sshd` is what
-its launcher's `mpirun` runs there).
+sample such as `vectorAdd`, `sleep`, a Python GPU check script such as
+`python check_cuda.py`; an MPI worker that only runs `sshd` is what its
+launcher's `mpirun` runs there).
 
 Needs: `gpu-models`, that the cluster has more than one GPU model: two GPU
 Nodes or Karpenter NodePools (in the run or `--cluster`) that name different

@@ -11,6 +11,28 @@ silent: pinning comes first). A container that only probes the GPU or waits
 (`nvidia-smi`, `sleep`: `gpulint/model/probe.py`) is left alone: it uses no CUDA
 or framework of its image.
 
+An image the linted repository publishes itself is a **note**, not a warning:
+such a repository lets its default branch track `:latest` of its own images
+on purpose and pins them when it releases (kubebuilder's scaffold deploys
+`controller:latest` and `make deploy` sets the tag with `kustomize edit set
+image`; release scripts do the same). Own is read from the run, never
+guessed from a name (`gpulint/model/project.py`): the image's repository path
+is the project's `owner/repo` or lies under it
+(`ghcr.io/kubeflow/trainer/torchtune-trainer` in `kubeflow/trainer`); the
+owner alone never matches (`rocm/pytorch` is not `ROCm/k8s-device-plugin`'s).
+The message says where the identity was learned.
+
+Through a kustomize render, where a kustomization's `images:` entry sets the
+tag (`newTag: latest`, the outermost kustomization naming the image decides),
+the finding names that entry as its related location: the pin belongs there,
+not in the base manifest (`gpulint/inputs/render/kustomize_images.py`).
+
+Facts: the project identity, a GitHub or GitLab `owner/repo` read from the
+linted repository's files (`gpulint/inputs/project_scan.py`): the git remote
+`origin` in `.git/config`, else a root `go.mod` module path, else the `home`
+and `sources` of a top-level chart in the walk. Without one, every unpinned
+image is a warning.
+
 ## Why it matters
 GPU images bundle a CUDA runtime that must match the node's driver and a
 framework build that must match the model code. An unpinned image changes
@@ -62,7 +84,10 @@ spec:
 
 ## How to fix
 Use a version tag (`vllm/vllm-openai:v0.6.3`) or, for full reproducibility,
-a digest (`image@sha256:...`), and upgrade deliberately.
+a digest (`image@sha256:...`), and upgrade deliberately. For the
+repository's own images, pin them in what you release (`kustomize edit set
+image` in the release job, the chart's `appVersion`), and leave the default
+branch on `latest` if that is how you develop.
 """
 
 from __future__ import annotations
@@ -70,10 +95,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.model.gpu_holding import container_holding
-from gpulint.model.images import parse_image
+from gpulint.model.images import parse_image, tag_override
 from gpulint.model.infra import is_infra_container
 from gpulint.model.probe import is_probe
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU302",
@@ -95,6 +120,27 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if ref is None or ref.pinned:
             continue
         why = "has no tag" if ref.tag is None else "uses the tag latest"
+        # Where a kustomization's images: entry wrote the tag, the pin belongs there.
+        entry = tag_override(ref, resource.doc) if ref.tag else None
+        related = (
+            ((Anchor(entry.where, "", None, None, None), f"the tag {ref.tag} is set here"),)
+            if entry is not None
+            else ()
+        )
+        own = ctx.project.publisher(ref)
+        if own is not None:
+            # Tracking its own latest on the default branch is a release practice: advice.
+            yield Report(
+                container.path + ("image",),
+                f"GPU container {container.name!r} image {container.image!r} {why}; it is "
+                f"this repository's own image ({own.path}, from {own.source}), so the "
+                "default branch may track it on purpose: pin a version tag or a digest "
+                "when releasing",
+                container=container.name,
+                related=related,
+                severity=Severity.NOTE,
+            )
+            continue
         policy = container.data.get("imagePullPolicy")
         if policy == "Always":
             pull = "and imagePullPolicy: Always pulls it again on every start"
@@ -113,4 +159,5 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             f"GPU container {container.name!r} image {container.image!r} {why}; its CUDA and "
             f"framework versions change without notice {pull}; {fix}",
             container=container.name,
+            related=related,
         )

@@ -220,6 +220,7 @@ def check(
     unit_plan = units.plan(setup.keep(targets), verbose)
     targets = unit_plan.targets
     settings.named_files = units.named_files(list(paths))
+    settings.linted_paths = tuple(paths or (".",))
     if cluster or pods:
         inventory, settings.cluster, inventory_errors = prepare(cluster, pods)
         targets += [t for t in inventory if t not in targets]

@@ -122,6 +122,8 @@ class Settings:
     # "per-folder" or "per-run", and the files named on the command line (one unit).
     units: str = "per-folder"
     named_files: frozenset[str] = frozenset()
+    # The paths named on the command line (where the project identity is read from).
+    linted_paths: tuple[str, ...] = ()
     # Team adoption (config/file.py, filter/suppress.py, filter/baseline.py).
     exemptions: tuple[Exemption, ...] = ()  # from the config file's exemptions
     suppressions: bool = True  # honour annotation and comment suppressions

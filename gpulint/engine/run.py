@@ -20,6 +20,7 @@ from gpulint.fix.attach import fix_info
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import quiet_rules
 from gpulint.inputs.profile_scan import build_profile
+from gpulint.inputs.project_scan import identify
 from gpulint.inputs.readers import PLAIN, Readers
 from gpulint.inputs.skip import not_a_manifest
 from gpulint.inputs.sources import Source
@@ -319,8 +320,10 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     ctx.idle, absent = quiet_rules(ctx.rules, targets)
     ready(ctx, absent)
     ctx.profile = build_profile(ctx.settings, targets)
+    ctx.project = identify(ctx.settings.linted_paths, targets)
     if ctx.settings.verbose:
         notices.update(dict.fromkeys(f"cluster profile: {s}" for s in ctx.profile.sources))
+        notices.update(dict.fromkeys(f"project: {s}" for s in ctx.project.describe()))
     lint_one = partial(lint_target, readers=readers)  # picklable: travels to spawned workers
     unit_facts: dict[str | None, dict[str, list[Any]]] = {}
     keys = unit_keys(targets, ctx.settings)

@@ -7,6 +7,9 @@ a tag follows the last ``:`` after the last ``/``; a digest follows ``@``.
 
 from __future__ import annotations
 
+from typing import Any
+
+from gpulint.findings import Location
 from gpulint.model import placeholders
 from gpulint.record import record
 
@@ -28,6 +31,28 @@ class ImageRef:
     def pinned(self) -> bool:
         """A digest, or a tag other than ``latest``."""
         return self.digest is not None or (self.tag is not None and self.tag != "latest")
+
+
+@record(frozen=True, slots=True)
+class TagOverride:
+    """A kustomization ``images:`` entry that sets the tag of an image the render holds
+    (read by ``inputs/render/kustomize_images.py``, carried on the rendered source)."""
+
+    name: str  # the image name the entry leaves (its newName, else its name)
+    tag: str  # its newTag
+    where: Location  # the entry's newTag, where a pin belongs
+
+
+def tag_override(ref: ImageRef, doc: Any) -> TagOverride | None:
+    """The kustomization entry that set ``ref``'s tag in the render ``doc`` came from:
+    the first (outermost kustomization first) whose name is the reference's, if its tag
+    is the reference's."""
+    overrides: tuple[TagOverride, ...] = doc.source.meta.get("tag_overrides", ())
+    name = f"{ref.registry}/{ref.repository}" if ref.registry else ref.repository
+    for entry in overrides:
+        if entry.name == name:
+            return entry if entry.tag == ref.tag else None
+    return None
 
 
 def is_placeholder(image: str) -> bool:

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from gpulint.config.settings import Settings
 from gpulint.findings import Finding, FixInfo, Related, RuleInfo, Severity, bounded
 from gpulint.model.profile import ClusterProfile
+from gpulint.model.project import Project
 from gpulint.model.resource import Resource
 from gpulint.record import field, record
 from gpulint.rules.anchor import Anchor
@@ -91,6 +92,8 @@ class Context:
     rules: list[Rule]
     idle: frozenset[str] = frozenset()  # rules whose collectors have nothing to pair with
     profile: ClusterProfile = field(default_factory=ClusterProfile)  # what the run knows
+    # The linted repository's identity (model/project.py): which images it publishes.
+    project: Project = field(default_factory=Project)
     # Every rule the run knows, selected or not, custom rules included (plain strings:
     # the context travels to worker processes).
     known_codes: frozenset[str] = frozenset()

@@ -9,7 +9,7 @@ never one above):
     config.file, config.merge the config file; flags merged over it
     engine                    run, workers
     inputs (reading)          readers, renderers (the only home of subprocess),
-                              the cluster inventory, the pre-scan
+                              the cluster inventory, the pre-scan, the project identity
     filter                    suppressions, baseline
     report                    reporters: they import findings only
     rules                     rule API, registry, custom rules, shared facts, the pack
@@ -52,6 +52,7 @@ LAYERS: list[tuple[str, ...]] = [
         "gpulint.inputs.cluster",
         "gpulint.inputs.prescan",
         "gpulint.inputs.profile_scan",
+        "gpulint.inputs.project_scan",
         "gpulint.inputs.units",
     ),
     ("gpulint.filter",),

@@ -18,6 +18,7 @@ from gpulint.config.settings import Settings
 from gpulint.findings import InputError
 from gpulint.inputs.discover import Target, display_path
 from gpulint.inputs.render import kustomization_file
+from gpulint.inputs.render.kustomize_images import tag_overrides
 from gpulint.inputs.render.kustomize_refs import load_spec, members, refs_of
 from gpulint.inputs.render.origin import OriginMapper
 from gpulint.inputs.render.process import run_tool
@@ -86,6 +87,7 @@ def _build(folder: str, prefix: list[str], settings: Settings) -> tuple[Source |
         return None, _readable(outcome.message, base, relative, folder)
     rendered = Source(f"{folder} (kustomize build)", outcome.stdout, "kustomize")
     rendered.meta["mapper"] = OriginMapper(base, folder)
+    rendered.meta["tag_overrides"] = tag_overrides(folder)
     if settings.verbose:
         shown = " ".join(
             [os.path.basename(prefix[0]), *prefix[1:], folder, *argv[len(prefix) + 1 :]]

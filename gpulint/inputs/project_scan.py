@@ -1,0 +1,146 @@
+"""Reads the linted repository's identity (``model/project.py``) from its own files.
+
+Text only: no git process, no network. Three places, strongest first, and the first
+that names a GitHub or GitLab repository decides:
+
+1. the git remote: ``[remote "origin"] url`` in the config of the git repository
+   that holds each linted path (``.git/config``; a worktree's ``.git`` file leads to
+   its common git folder), in https, ssh or scp-like (``git@host:o/r.git``) form;
+2. a ``go.mod`` at that repository's root (or, outside git, in a linted folder):
+   ``module github.com/o/r...``;
+3. the ``home`` and ``sources`` of each chart the walk lints as a chart, subcharts
+   (under another chart's ``charts/``) excepted. Helm defines them as "the URL of this
+   project's home page" and "a list of URLs to source code for this project", and a
+   chart's dependencies live in its ``charts/`` folder (helm.sh/docs/topics/charts/,
+   "The Chart.yaml File", "Chart Dependencies").
+
+The git remote is what the checkout is, so it wins: a fork deploying its upstream's
+``:latest`` is warned, and a chart whose ``home`` names the upstream project it
+packages is not consulted where the remote says otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+
+from gpulint.findings import InputError
+from gpulint.inputs.discover import STDIN, Target, display_path
+from gpulint.inputs.sources import decode
+from gpulint.model.project import Project, ProjectId, repository_path
+from gpulint.yaml.parse import documents
+
+_SECTION = re.compile(r"^\s*\[(?P<name>[^\]]*)\]\s*$")
+_ORIGIN = re.compile(r'^remote\s+"origin"$')
+_URL_KEY = re.compile(r"^\s*url\s*=\s*(?P<url>.+?)\s*$", re.IGNORECASE)
+_MODULE = re.compile(r"^\s*module\s+\"?(?P<path>[^\s\"]+)\"?", re.MULTILINE)
+_LIMIT = 1 << 20  # identity files are small; a bigger one is not read
+
+
+def identify(linted: Sequence[str], targets: Sequence[Target]) -> Project:
+    """The project of the run: ``linted`` are the paths named on the command line (the
+    targets' paths when none are given)."""
+    paths = [p for p in (linted or [t.path for t in targets]) if p != STDIN]
+    roots = _git_roots(paths)
+    ids = [i for git_dir in roots.values() if git_dir for i in _remote(git_dir)]
+    if not ids:
+        folders = list(roots) + [p for p in paths if os.path.isdir(p) and p not in roots]
+        ids = [i for folder in dict.fromkeys(folders) for i in _go_module(folder)]
+    if not ids:
+        ids = [
+            i for t in targets if t.kind == "helm" and not _subchart(t.path) for i in _chart(t.path)
+        ]
+    unique = {(i.host, i.path): i for i in reversed(ids)}  # the first source of each kept
+    return Project(tuple(reversed(list(unique.values()))))
+
+
+def _bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_LIMIT + 1)
+    except OSError:
+        return None
+    return data if len(data) <= _LIMIT else None
+
+
+def _read(path: str) -> str | None:
+    data = _bytes(path)
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def _git_roots(paths: Iterable[str]) -> dict[str, str | None]:
+    """Git root (a folder holding ``.git``) -> its git folder, for each linted path."""
+    roots: dict[str, str | None] = {}
+    for path in paths:
+        folder = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+        while True:
+            git = os.path.join(folder, ".git")
+            if os.path.exists(git):
+                roots.setdefault(folder, _git_dir(git))
+                break
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+    return roots
+
+
+def _git_dir(git: str) -> str | None:
+    """The folder holding the config: ``.git`` itself, or (a worktree or submodule, whose
+    ``.git`` is a file ``gitdir: X``) X's common folder."""
+    if os.path.isdir(git):
+        return git
+    text = _read(git) or ""
+    if not text.startswith("gitdir:"):
+        return None
+    target = os.path.join(os.path.dirname(git), text[len("gitdir:") :].strip())
+    common = (_read(os.path.join(target, "commondir")) or "").strip()
+    return os.path.normpath(os.path.join(target, common)) if common else target
+
+
+def _remote(git_dir: str) -> list[ProjectId]:
+    text = _read(os.path.join(git_dir, "config")) or ""
+    inside = False
+    for line in text.splitlines():
+        section = _SECTION.match(line)
+        if section:
+            inside = bool(_ORIGIN.match(section["name"].strip()))
+            continue
+        url = _URL_KEY.match(line) if inside else None
+        found = repository_path(url["url"].strip("\"'")) if url else None
+        if found:
+            where = display_path(os.path.join(git_dir, "config"))
+            return [ProjectId(*found, f"{where} remote origin")]
+    return []
+
+
+def _go_module(folder: str) -> list[ProjectId]:
+    path = os.path.join(folder, "go.mod")
+    match = _MODULE.search(_read(path) or "")
+    found = repository_path(match["path"]) if match else None
+    return [ProjectId(*found, f"{display_path(path)} module")] if found else []
+
+
+def _subchart(chart: str) -> bool:
+    parent = os.path.dirname(os.path.normpath(chart))
+    return os.path.basename(parent) == "charts" and os.path.isfile(
+        os.path.join(os.path.dirname(parent), "Chart.yaml")
+    )
+
+
+def _chart(chart: str) -> list[ProjectId]:
+    path = os.path.join(chart, "Chart.yaml")
+    raw = _bytes(path)
+    source = decode(path, raw) if raw is not None else None
+    if source is None or isinstance(source, InputError):
+        return []
+    data = next((d.data for d in documents(source, []) if isinstance(d.data, dict)), {})
+    found: list[ProjectId] = []
+    for key in ("home", "sources"):
+        value = data.get(key)
+        for url in value if isinstance(value, list) else [value]:
+            place = repository_path(url) if isinstance(url, str) else None
+            if place:
+                found.append(ProjectId(*place, f"{display_path(path)} {key}"))
+    return found
