@@ -23,6 +23,7 @@ from gpulint.fix.spec import (
     replace_text,
     set_value,
 )
+from gpulint.lazy_re import lazy
 from gpulint.model.gpu import as_fraction
 from gpulint.model.gpu_label_suggestions import (
     sanitised,
@@ -35,7 +36,7 @@ from gpulint.model.resource import Container, PodSpec
 from gpulint.yaml.parse import Document, _Builder
 
 # As GPU706 reads them: `$$` is an escaped dollar, then `${VAR}` and `$VAR`.
-_SHELL_REF = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_SHELL_REF = lazy(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def only_candidate(word: str, choices: Iterable[str]) -> str | None:

@@ -22,6 +22,7 @@ from gpulint.findings import InputError
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import readable_bytes
 from gpulint.inputs.sources import decode
+from gpulint.lazy_re import lazy
 from gpulint.model.profile import ClusterProfile, Observations, decide
 from gpulint.model.profile_observe import observe
 from gpulint.model.resource import release, resources_of
@@ -30,7 +31,7 @@ from gpulint.yaml.parse import documents
 # What an object that changes the profile cannot be written without: a Node, NodePool or
 # RuntimeClass kind, or a provider's label prefix. Literal searches (memchr-fast); one regex with a
 # leading alternation took 5 s over the 36 MB of the shared corpus, these take 0.4 s.
-_KIND = re.compile(
+_KIND = lazy(
     rb"""kind["']?\s*:\s*["']?(?:Node|NodePool|RuntimeClass)["']?\s*(?:$|[,}\s])""", re.MULTILINE
 )
 _PROVIDER_PREFIXES = (

@@ -10,14 +10,13 @@ file named on the command line is always an error when it does not parse.
 
 from __future__ import annotations
 
-import re
-
 from gpulint.findings import InputError
 from gpulint.inputs.sources import Source
+from gpulint.lazy_re import lazy
 
 # What makes a file that does not parse still worth an error: it means to be a manifest
 # (apiVersion/kind), or a GPU config gpulint reads (device plugin, MIG, GPU Operator).
-_MANIFEST_SIGNS = re.compile(
+_MANIFEST_SIGNS = lazy(
     r"""["']?\b(?:apiVersion|kind)\b["']?\s*:|nvidia\.com/|\bmigStrategy\b|\bmig-configs\b"""
     r"""|\btimeSlicing\b|\bdevicePlugin\b"""
 )

@@ -18,6 +18,7 @@ import shlex
 from functools import cached_property
 from math import prod
 
+from gpulint.lazy_re import LazyPattern, lazy
 from gpulint.model.resource import Container
 from gpulint.record import record
 
@@ -31,15 +32,15 @@ NUM_SHARD_FLAGS = ("--num-shard",)
 NPROC_FLAGS = ("--nproc-per-node",)  # also --nproc_per_node (see _normal)
 
 # Launchers that start one process per GPU or per rank.
-_DISTRIBUTED = re.compile(
+_DISTRIBUTED = lazy(
     r"^(?:.*/)?(?:torchrun|deepspeed|mpirun|mpiexec|horovodrun)$"
     r"|^torch\.distributed\.(?:run|launch)$"
 )
 # Signs that a model's parallel group spans several pods (Ray or multi-node launch).
 _MULTI_NODE = ("ray", "--distributed-executor-backend", "--headless", "--node-rank")
 # The kubelet expands `$(VAR)` in command and args; a shell expands `${VAR}` and `$VAR`.
-_KUBE_VAR = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
-_SHELL_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_]\w*)")
+_KUBE_VAR = lazy(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+_SHELL_VAR = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_]\w*)")
 _SHELLS = ("sh", "bash", "ash", "dash", "zsh")
 
 
@@ -100,7 +101,7 @@ def literal_env(container: Container) -> dict[str, tuple[str, tuple]]:
     return found
 
 
-def _expand(pattern: re.Pattern, text: str, env: dict[str, tuple[str, tuple]]) -> str:
+def _expand(pattern: LazyPattern[str], text: str, env: dict[str, tuple[str, tuple]]) -> str:
     def sub(match: re.Match) -> str:
         name = next(g for g in match.groups() if g)
         return env[name][0] if name in env else match.group(0)

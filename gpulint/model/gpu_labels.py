@@ -32,6 +32,7 @@ from functools import cache
 from typing import Any
 
 from gpulint import catalog
+from gpulint.lazy_re import lazy
 from gpulint.model import gpu_label_families, placeholders
 from gpulint.model.gpu import is_gpu_resource
 from gpulint.model.quantity import QuantityError, parse_quantity
@@ -118,9 +119,7 @@ _GPU_NODE_PREFIXES = (
 )
 # Values that say "no GPU here" on a GPU label (nvidia.com/gpu.present=false, count 0).
 _NEGATIVE = frozenset({"false", "0", ""})
-MIG_PROFILE_KEY = re.compile(
-    r"^nvidia\.com/mig-(?P<profile>[0-9]+g\.[0-9]+gb[a-z.+-]*?)\.[a-z.-]+$"
-)
+MIG_PROFILE_KEY = lazy(r"^nvidia\.com/mig-(?P<profile>[0-9]+g\.[0-9]+gb[a-z.+-]*?)\.[a-z.-]+$")
 
 
 def is_gpu_label(key: str) -> bool:

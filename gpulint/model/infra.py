@@ -10,10 +10,11 @@ from __future__ import annotations
 import functools
 import re
 
+from gpulint.lazy_re import lazy
 from gpulint.model.resource import Container, PodSpec
 
 # Image repository names (the part after the registry, without tag or digest).
-_INFRA_IMAGE = re.compile(
+_INFRA_IMAGE = lazy(
     r"(?:^|/)(?:"
     r"k8s-device-plugin|nvidia-device-plugin|gpu-feature-discovery|"
     r"dcgm-exporter|k8s-mig-manager|mig-manager|gpu-operator|gpu-operator-validator|"
@@ -39,7 +40,7 @@ _INFRA_REPOSITORY_PREFIXES = (
 # Workload samples published under an infrastructure prefix (vectoradd, nbody...).
 _WORKLOAD_REPOSITORIES = ("nvcr.io/nvidia/k8s/cuda-sample",)
 # The GPU Operator ships its operands with this image placeholder and fills it at run time.
-_OPERATOR_PLACEHOLDER = re.compile(r"^FILLED[ _]BY[ _](?:THE[ _])?(?:OPERATOR|VALIDATOR)$", re.I)
+_OPERATOR_PLACEHOLDER = lazy(r"^FILLED[ _]BY[ _](?:THE[ _])?(?:OPERATOR|VALIDATOR)$", re.I)
 
 
 def _repository(image: str) -> str:

@@ -8,11 +8,11 @@ time-sliced or MPS replica of that MIG device.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from gpulint import catalog
+from gpulint.lazy_re import lazy
 from gpulint.model import gpu
 from gpulint.model.resource import Container
 from gpulint.model.scheduling import affinity_terms, node_selector
@@ -111,7 +111,7 @@ def selected_products(spec: dict) -> ProductChoice | None:
     return ProductChoice(tuple(sorted(union)), first_path or ())
 
 
-_PROFILE = re.compile(r"^(?:\d+c\.)?(\d+)g\.(\d+)gb(.*)$")
+_PROFILE = lazy(r"^(?:\d+c\.)?(\d+)g\.(\d+)gb(.*)$")
 
 
 def _parts(profile: str) -> tuple[int, int, str] | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from gpulint.lazy_re import lazy
 from gpulint.model import placeholders
 from gpulint.model.commands import (
     NUM_SHARD_FLAGS,
@@ -61,8 +62,8 @@ KNOWN_MODELS: tuple[tuple[re.Pattern[str], float, float | None, str], ...] = (
     (re.compile(r"^gpt-oss-20b"), 21e9, 0.5, "gpt-oss-20b: 21B, MoE weights in MXFP4"),
 )
 
-_COUNT = re.compile(r"^(\d+(?:\.\d+)?)([bm])$")
-_EXPERTS = re.compile(r"^\d+e$|^\d+x\d+(?:\.\d+)?[bm]$")  # 16E, 8x7B: the name hides the total
+_COUNT = lazy(r"^(\d+(?:\.\d+)?)([bm])$")
+_EXPERTS = lazy(r"^\d+e$|^\d+x\d+(?:\.\d+)?[bm]$")  # 16E, 8x7B: the name hides the total
 _GGUF_QUANT = re.compile(r"^i?q(\d)(?:_[a-z0-9]+)*$")  # Q4_K_M, IQ2_XS, Q8_0
 # Name tokens that fix the bytes per parameter of the stored weights.
 _NAME_BYTES = {

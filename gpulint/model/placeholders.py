@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from gpulint.lazy_re import lazy
+
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 
 # Each pattern finds one placeholder; _SOLE matches a value that is nothing else.
@@ -42,18 +44,18 @@ _SYNTAX = (
     r"<[A-Za-z][A-Za-z0-9 _./:-]*>",  # <your-registry>, <none>, <IMAGE>
     r"FILLED[ _]BY",  # the GPU Operator's asset placeholders
 )
-_ANY = re.compile("|".join(f"(?:{p})" for p in _SYNTAX))
-_SOLE = re.compile("|".join(f"(?:{p})" for p in _SYNTAX[:-1]))
+_ANY = lazy("|".join(f"(?:{p})" for p in _SYNTAX))
+_SOLE = lazy("|".join(f"(?:{p})" for p in _SYNTAX[:-1]))
 
 # An ALL-CAPS word (letters, digits, _ and -) with one of these segments, or one that starts so.
-_WORD = re.compile(r"(?<![A-Za-z0-9])[A-Z0-9][A-Z0-9_-]*(?![A-Za-z0-9])")
+_WORD = lazy(r"(?<![A-Za-z0-9])[A-Z0-9][A-Z0-9_-]*(?![A-Za-z0-9])")
 _MARKER_SEGMENTS = frozenset(
     {"REPLACE", "REPLACEME", "YOUR", "CHANGE", "CHANGEME", "PLACEHOLDER", "TODO", "TBD"}
     | {"FIXME", "FILL", "FILLME", "XXX", "XXXX"}
 )
 _MARKER_PREFIXES = ("REPLACE", "PLACEHOLDER", "CHANGEME", "YOUR")
 # A lower-case `your-registry`, `your_org`, `yourrepo`: a sample's "put yours here".
-_YOUR = re.compile(r"(?<![a-z0-9])your(?:[-_]|registry|repo|org|image|project|account|name)", re.I)
+_YOUR = lazy(r"(?<![a-z0-9])your(?:[-_]|registry|repo|org|image|project|account|name)", re.I)
 
 
 # Every placeholder above holds one of these: most values hold none and are decided at once.

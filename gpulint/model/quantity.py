@@ -34,6 +34,8 @@ import math
 import re
 from fractions import Fraction
 
+from gpulint.lazy_re import lazy
+
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {
     "n": Fraction(1, 10**9),
@@ -48,7 +50,7 @@ _DECIMAL = {
     "E": Fraction(10**18),
 }
 # parseQuantityString as one expression: every group may be empty.
-_SCANNED = re.compile(
+_SCANNED = lazy(
     r"(?P<sign>[+-]?)(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*))?"
     r"(?P<suffix>[eEinumkKMGTP]*[-+]?[0-9]*)\Z"
 )

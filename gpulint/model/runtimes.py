@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.lazy_re import lazy
 from gpulint.model.nvidia import operator, recognise
 from gpulint.model.resource import PodSpec, Resource
 from gpulint.record import record
@@ -171,7 +172,7 @@ def toolkit_managed_document(data: Any, values_for: str | None) -> bool:
 
 
 # The toolkit's own config file (/etc/nvidia-container-runtime/config.toml), a top-level key.
-_REFUSES = re.compile(
+_REFUSES = lazy(
     r"^[ \t]*accept-nvidia-visible-devices-envvar-when-unprivileged[ \t]*=[ \t]*false\b", re.M
 )
 

@@ -13,13 +13,13 @@ the declarations (:func:`options_schema`), and ``gpulint explain`` lists them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
+from gpulint.lazy_re import lazy
 from gpulint.record import field, record
 
-_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_NAME = lazy(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", float: "number", str: "string"}
 
 

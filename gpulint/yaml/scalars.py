@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from gpulint.lazy_re import lazy
+
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _TRUE = frozenset({"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})
 _FALSE = frozenset({"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"})
@@ -19,7 +21,7 @@ _OCT = re.compile(r"[-+]?0[0-7_]+\Z")
 _OCT_O = re.compile(r"[-+]?0[oO][0-7_]+\Z")
 _HEX = re.compile(r"[-+]?0[xX][0-9a-fA-F_]+\Z")
 _BIN = re.compile(r"[-+]?0[bB][01_]+\Z")
-_FLOAT = re.compile(r"[-+]?(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][-+]?[0-9]+)?\Z")
+_FLOAT = lazy(r"[-+]?(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][-+]?[0-9]+)?\Z")
 _SPECIAL_FLOATS = {
     ".inf": float("inf"),
     ".Inf": float("inf"),

@@ -15,14 +15,16 @@ from ruamel.yaml.cyaml import CParser
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import ScalarEvent
 
+from gpulint.lazy_re import lazy
+
 _SOURCE_COMMENT = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
 # Go template actions only Helm writes (Prometheus and Argo use `{{ $labels }}`,
 # `{{inputs.x}}` in valid YAML strings, which stay ordinary values).
-_HELM_ACTION = re.compile(
+_HELM_ACTION = lazy(
     r"\{\{-?\s*(?:\.(?:Values|Release|Chart|Capabilities|Files|Template)\b"
     r"|(?:include|template|define|toYaml|tpl|required)\s)"
 )
-_ACTION_LINE = re.compile(r"^[ \t]*\{\{-?\s*(?:if|range|with|end|else|define|template)\b", re.M)
+_ACTION_LINE = lazy(r"^[ \t]*\{\{-?\s*(?:if|range|with|end|else|define|template)\b", re.M)
 RENDER_FIRST = (
     "unrendered template: this file holds Go template placeholders ({{ ... }}) and is "
     "not YAML until it is rendered; render it first (helm template CHART | gpulint check -) "

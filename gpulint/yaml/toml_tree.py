@@ -9,7 +9,6 @@ the YAML parser keeps: paths then resolve to lines and columns as in YAML docume
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -19,12 +18,13 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from gpulint.findings import InputError
 from gpulint.inputs.sources import Source
+from gpulint.lazy_re import lazy
 from gpulint.yaml.parse import Document
 from gpulint.yaml.toml_keys import Place, scan
 
 SUFFIX = ".toml"
 
-_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
+_AT = lazy(r"\(at line (\d+), column (\d+)\)")
 _MAP, _SEQ, _STR = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:str"
 
 

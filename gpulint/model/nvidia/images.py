@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
+from gpulint.lazy_re import lazy
 from gpulint.model import placeholders
 
 DEVICE_PLUGIN = "device-plugin"
 GFD = "gpu-feature-discovery"
 
 # Core of a plugin version in an image tag: v0.17.0, v0.17.0-ubi9, 0.9.0, v0.17.0-rc.1.
-_VERSION = re.compile(r"^v?(\d+\.\d+\.\d+(?:-(?:rc|beta|alpha)\.?\d+)?)")
+_VERSION = lazy(r"^v?(\d+\.\d+\.\d+(?:-(?:rc|beta|alpha)\.?\d+)?)")
 
 
 def split_image(image: str) -> tuple[str, str | None, str | None]:

@@ -1,0 +1,46 @@
+"""``gpulint.lazy_re.lazy``: the same answers as ``re.compile``, compiled only when used."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from gpulint.lazy_re import lazy
+
+
+def test_a_lazy_pattern_answers_as_the_compiled_one():
+    source, flags = r"(?P<n>[a-z]+)-(\d+)", re.I
+    made, plain = lazy(source, flags), re.compile(source, flags)
+    for text in ("gpu-1 MIG-7", "none", "x-2"):
+        assert bool(made.search(text)) == bool(plain.search(text))
+        assert [m.group("n") for m in made.finditer(text)] == [
+            m.group("n") for m in plain.finditer(text)
+        ]
+        assert made.findall(text) == plain.findall(text)
+        assert made.split(text) == plain.split(text)
+        assert made.sub("_", text) == plain.sub("_", text)
+        assert (made.match(text) is None) == (plain.match(text) is None)
+        assert (made.fullmatch(text) is None) == (plain.fullmatch(text) is None)
+    assert made.search("a-1 b-2", 3).group(0) == "b-2"
+    assert made.pattern == source and made.compiled is made.compiled
+
+
+def test_a_lazy_pattern_is_not_compiled_until_used():
+    made = lazy(r"[")  # invalid: compiling it would raise
+    assert made.pattern == "["
+    try:
+        made.search("x")
+    except re.error:
+        pass
+    else:
+        raise AssertionError("an invalid pattern compiles on first use, and raises there")
+
+
+def test_importing_the_model_compiles_none_of_its_lazy_patterns():
+    code = (
+        "import re, gpulint.model.placeholders as p, gpulint.model.infra as i\n"
+        "print(p._ANY._compiled, i._INFRA_IMAGE._compiled)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["None", "None"]
