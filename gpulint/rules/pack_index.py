@@ -21,7 +21,6 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import pkgutil
 import re
 from types import ModuleType
 from typing import Any
@@ -35,8 +34,24 @@ _TYPES: dict[str, type] = {"bool": bool, "int": int, "float": float, "str": str,
 
 
 def module_names(package: ModuleType) -> list[str]:
-    """The module names of a pack (a package), sorted, without importing them."""
-    return sorted(info.name for info in pkgutil.iter_modules(package.__path__))
+    """The module names of a pack (a package), sorted, without importing them: its
+    ``.py`` files and its folders with an ``__init__.py``. (``pkgutil.iter_modules``
+    would import :mod:`inspect`, with ``ast``, ``dis`` and ``tokenize``: ~6 ms.)"""
+    names: set[str] = set()
+    for folder in package.__path__:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            stem, dot, suffix = entry.name.partition(".")
+            if not stem.isidentifier():
+                continue
+            if entry.is_file() and dot and suffix == "py" and stem != "__init__":
+                names.add(stem)
+            elif entry.is_dir() and os.path.isfile(os.path.join(entry.path, "__init__.py")):
+                names.add(entry.name)
+    return sorted(names)
 
 
 def pack_modules(package: ModuleType) -> list[ModuleType]:
