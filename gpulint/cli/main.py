@@ -60,7 +60,7 @@ def _one_to_stdout(formats: tuple[str, ...], outputs: tuple[str, ...]) -> None:
         )
 
 
-# The commands and their summaries in `gpulint --help`, alphabetical as click listed them.
+# The commands and their summaries in `gpulint --help`, in alphabetical order.
 COMMANDS = {
     "check": "Lint manifests, folders, or standard input ('-').",
     "config-schema": "Print the JSON Schema of .gpulint.yaml.",
@@ -248,7 +248,7 @@ def cli(argv: Sequence[str] | None = None) -> NoReturn:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         top = _top_parser()
-        if not args:  # as click: the help, on standard error, and exit 2
+        if not args:  # a usage error: the help, on standard error, and exit 2
             top.print_help(sys.stderr)
             sys.exit(EXIT_ERROR)
         # The command is the first word that is not an option (gpulint's own are -h and

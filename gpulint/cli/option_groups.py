@@ -16,7 +16,6 @@ import os
 import stat
 import sys
 from collections.abc import Callable
-from typing import NoReturn
 
 
 class UsageError(Exception):
@@ -54,7 +53,8 @@ class Formatter(argparse.HelpFormatter):
 
 class Parser(argparse.ArgumentParser):
     """One command's parser: no abbreviations (a prefix of an option is not that option),
-    ``-h/--help`` listed last as click did, errors on standard error with exit code 2."""
+    ``-h/--help`` after the command's own options. argparse's errors: the usage and
+    ``gpulint check: error: ...`` on standard error, exit code 2."""
 
     def __init__(self, prog: str, usage: str, description: str) -> None:
         super().__init__(
@@ -68,11 +68,6 @@ class Parser(argparse.ArgumentParser):
 
     def add_help_option(self) -> None:
         self.add_argument("-h", "--help", action="help", help="Show this message and exit.")
-
-    def error(self, message: str) -> NoReturn:
-        """``usage: ...`` and ``gpulint check: error: ...`` on standard error, exit 2."""
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def path(
