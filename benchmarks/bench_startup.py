@@ -37,7 +37,7 @@ from generate import generate  # noqa: E402
 
 TARGET = 8.0
 BREAKDOWN = {
-    "  import click, ruamel.yaml": "import click, ruamel.yaml.cyaml",
+    "  import argparse, ruamel.yaml": "import argparse, ruamel.yaml.cyaml",
     "  + gpulint's modules": "import gpulint.cli.main",
     "  + the rule pack": "import gpulint.cli.main; import gpulint.rules.registry as r; "
     "r.default_registry()",

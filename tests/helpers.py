@@ -7,12 +7,14 @@ Test modules import from here (and from the support modules ``tests.kube_valid``
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
-from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, settings
 
 from gpulint.cli.main import cli
@@ -27,10 +29,67 @@ _BESIDE = ROOT.parent / "shared" / "corpus"
 CORPUS = Path(os.environ.get("GPULINT_CORPUS", _BESIDE))
 
 
+@dataclass(frozen=True)
+class Result:
+    """What one in-process ``gpulint`` run wrote, and its exit code."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+    output: str  # both streams, in the order they were written (as a terminal shows them)
+
+
+class _Copying(io.BytesIO):
+    """A stream's bytes, also copied into the shared ``output`` (click's CliRunner did so)."""
+
+    def __init__(self, output: io.BytesIO) -> None:
+        super().__init__()
+        self.output = output
+
+    def write(self, data: bytes) -> int:
+        self.output.write(data)
+        return super().write(data)
+
+
 def run_cli(*args: str, input: str | None = None, env: dict | None = None) -> Result:
-    """Invoke ``gpulint`` in-process; returns click's Result (exit_code, output)."""
-    runner = CliRunner()
-    return runner.invoke(cli, list(args), input=input, env=env or {}, catch_exceptions=False)
+    """Invoke ``gpulint`` in-process: ``input`` is standard input, ``env`` patches
+    ``os.environ`` for the call only (a None value removes the variable). Exceptions other
+    than SystemExit propagate."""
+    output = io.BytesIO()
+    out, err = _Copying(output), _Copying(output)
+    saved = (sys.stdin, sys.stdout, sys.stderr)
+    saved_env = {key: os.environ.get(key) for key in env or {}}
+    # Kept in locals until read: a wrapper that is collected closes its buffer.
+    streams = (
+        io.TextIOWrapper(io.BytesIO((input or "").encode()), encoding="utf-8"),
+        # write_through: each write reaches ``output`` at once, so the streams interleave
+        io.TextIOWrapper(out, encoding="utf-8", write_through=True),
+        io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", write_through=True),
+    )
+    sys.stdin, sys.stdout, sys.stderr = streams
+    code: int = 0
+    try:
+        _set_environment(env or {})
+        try:
+            cli(list(args))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+        _set_environment(saved_env)
+
+    def text(stream: io.BytesIO) -> str:
+        return stream.getvalue().decode("utf-8", "replace").replace("\r\n", "\n")
+
+    return Result(code, text(out), text(err), text(output))
+
+
+def _set_environment(values: dict) -> None:
+    for key, value in values.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 def findings_json(*args: str, input: str | None = None) -> dict:

@@ -1,1 +1,1 @@
-"""The command line: click commands and their options; wiring only."""
+"""The command line: the commands and their options (argparse); wiring only."""

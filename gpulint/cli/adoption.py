@@ -1,22 +1,19 @@
 """``gpulint check`` options for team adoption: config file, suppressions, baseline.
 
-The options are added by one decorator and kept in the click context, so the
-command itself only asks :func:`setup` for a :class:`Setup` and calls it at
-three points: after building the settings, on the discovered targets, and
-before writing the reports.
+The options are added as one argument group and read back from the parsed
+namespace, so the command itself only asks :func:`setup` for a :class:`Setup` and
+calls it at three points: after building the settings, on the discovered targets,
+and before writing the reports.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
-from collections.abc import Callable
 from typing import NoReturn
 
-import click
-from click.core import ParameterSource
-
-from gpulint.cli.option_groups import option_group
+from gpulint.cli.option_groups import choices_metavar
 from gpulint.config import file as config_mod
 from gpulint.config.globs import PathFilter
 from gpulint.config.merge import FLAGGED, apply_config
@@ -28,75 +25,55 @@ from gpulint.record import field, record
 from gpulint.report.outputs import OutputError
 from gpulint.rules.registry import Registry, default_registry
 
-_META_KEY = "gpulint.cli.adoption"
 _EXIT_ERROR = 2
+_UNITS = ("per-folder", "per-run")
 
 
-def options(command: Callable) -> Callable:
-    """Adds the adoption options to a click command; they reach :func:`setup`, not the command."""
-    return option_group(_META_KEY, _NAMES, _decorators())(command)
-
-
-def _decorators() -> list[Callable]:
-    return [
-        click.option(
-            "--config",
-            "config_path",
-            default=None,
-            metavar="FILE",
-            help="Config file (default: .gpulint.yaml or .gpulint.yml in this folder or above).",
-        ),
-        click.option("--no-config", is_flag=True, help="Ignore any config file."),
-        click.option(
-            "--exclude",
-            multiple=True,
-            metavar="PATTERN",
-            help="Paths not to lint (gitignore-style, relative to this folder); "
-            "adds to the config file's.",
-        ),
-        click.option(
-            "--no-suppressions",
-            is_flag=True,
-            help="Show everything: ignore suppression annotations, comments and config exemptions.",
-        ),
-        click.option(
-            "--require-reason",
-            is_flag=True,
-            help="A suppression without a reason is an error and does not suppress.",
-        ),
-        click.option(
-            "--baseline",
-            "baseline_path",
-            default=None,
-            metavar="FILE",
-            help="Report only findings that are not in this baseline.",
-        ),
-        click.option(
-            "--write-baseline",
-            default=None,
-            metavar="FILE",
-            help="Record the current findings in FILE; then --baseline FILE reports only new ones.",
-        ),
-        click.option(
-            "--units",
-            type=click.Choice(["per-folder", "per-run"]),
-            default=None,
-            help="Which plain files cross-file rules join: those of one folder (default) "
-            "or all of the run. Kustomizations and charts are units of their own.",
-        ),
-    ]
-
-
-_NAMES = (
-    "config_path",
-    "no_config",
-    "exclude",
-    "no_suppressions",
-    "require_reason",
-    "baseline_path",
-    "write_baseline",
-    "units",
-)
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The adoption options, in a group of their own; they reach :func:`setup`, not the command."""
+    group = parser.add_argument_group("config file, suppressions and baseline")
+    group.add_argument(
+        "--config",
+        dest="config_path",
+        metavar="FILE",
+        help="Config file (default: .gpulint.yaml or .gpulint.yml in this folder or above).",
+    )
+    group.add_argument("--no-config", action="store_true", help="Ignore any config file.")
+    group.add_argument(
+        "--exclude",
+        action="append",
+        metavar="PATTERN",
+        help="Paths not to lint (gitignore-style, relative to this folder); "
+        "adds to the config file's.",
+    )
+    group.add_argument(
+        "--no-suppressions",
+        action="store_true",
+        help="Show everything: ignore suppression annotations, comments and config exemptions.",
+    )
+    group.add_argument(
+        "--require-reason",
+        action="store_true",
+        help="A suppression without a reason is an error and does not suppress.",
+    )
+    group.add_argument(
+        "--baseline",
+        dest="baseline_path",
+        metavar="FILE",
+        help="Report only findings that are not in this baseline.",
+    )
+    group.add_argument(
+        "--write-baseline",
+        metavar="FILE",
+        help="Record the current findings in FILE; then --baseline FILE reports only new ones.",
+    )
+    group.add_argument(
+        "--units",
+        choices=_UNITS,
+        metavar=choices_metavar(_UNITS),
+        help="Which plain files cross-file rules join: those of one folder (default) "
+        "or all of the run. Kustomizations and charts are units of their own.",
+    )
 
 
 @record
@@ -104,13 +81,13 @@ class Setup:
     """The config file, path filters and flags of one ``gpulint check``, applied in three steps."""
 
     registry: Registry
-    flags: dict
+    flags: dict  # the parsed command line (vars of the namespace)
     config: config_mod.Config | None = None
     filters: list[PathFilter] = field(default_factory=list)
 
     def apply(self, settings: Settings) -> None:
         """Config values where no flag was given; then the suppression switches."""
-        apply_config(settings, self.config, self.registry, _given(click.get_current_context()))
+        apply_config(settings, self.config, self.registry, _given(self.flags))
         if self.flags["require_reason"]:
             settings.require_reason = True
         if self.flags["units"]:
@@ -142,33 +119,29 @@ class Setup:
             count = baseline.write(path, result.findings)
         except OutputError as exc:
             _fail([f"gpulint: baseline: {exc}"])
-        click.echo(f"gpulint: wrote {count} finding(s) to baseline {printable(path)}", err=True)
+        sys.stderr.write(f"gpulint: wrote {count} finding(s) to baseline {printable(path)}\n")
         for error in result.errors:
-            click.echo(
+            sys.stdout.write(
                 f"{printable(error.file)}:{error.line}:{error.column}: error [input] "
-                f"{printable(error.message)}"
+                f"{printable(error.message)}\n"
             )
         sys.exit(_EXIT_ERROR if result.errors else 0)
 
 
-def _given(ctx: click.Context) -> set[str]:
-    return {
-        name
-        for name in FLAGGED
-        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)
-    }
+def _given(flags: dict) -> set[str]:
+    """The settings given on the command line: their flags default to None."""
+    return {name for name in FLAGGED if flags.get(name) is not None}
 
 
 def _fail(lines: list[str]) -> NoReturn:
     for line in lines:
-        click.echo(line, err=True)
+        sys.stderr.write(line + "\n")
     sys.exit(_EXIT_ERROR)
 
 
-def setup(registry: Registry) -> Setup:
+def setup(registry: Registry, options: argparse.Namespace) -> Setup:
     """Load the config file the flags point to; config errors end the run with exit code 2."""
-    ctx = click.get_current_context()
-    flags = ctx.meta.get(_META_KEY) or dict.fromkeys(_NAMES)
+    flags = vars(options)
     path: str | None = None
     if not flags["no_config"]:
         path = flags["config_path"] or config_mod.find_config()

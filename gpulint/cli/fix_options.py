@@ -2,57 +2,46 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections import Counter
-from collections.abc import Callable
 
-import click
-
-from gpulint.cli.option_groups import option_group
 from gpulint.findings import Finding, RunResult
 
-_META_KEY = "gpulint.cli.fix"
-_NAMES = ("fix", "unsafe_fixes", "diff")
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The fix options, in a group of their own; read back by :func:`flags`."""
+    group = parser.add_argument_group("fixes")
+    group.add_argument("--fix", action="store_true", help="Apply safe fixes in place.")
+    group.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="With --fix or --diff: also the fixes that may change what you meant.",
+    )
+    group.add_argument(
+        "--diff",
+        action="store_true",
+        help="Print the fixes as a unified diff and change nothing "
+        "(exit 1 when there is something to fix).",
+    )
 
 
-def options(command: Callable) -> Callable:
-    return option_group(
-        _META_KEY,
-        _NAMES,
-        [
-            click.option("--fix", is_flag=True, help="Apply safe fixes in place."),
-            click.option(
-                "--unsafe-fixes",
-                is_flag=True,
-                help="With --fix or --diff: also the fixes that may change what you meant.",
-            ),
-            click.option(
-                "--diff",
-                is_flag=True,
-                help="Print the fixes as a unified diff and change nothing "
-                "(exit 1 when there is something to fix).",
-            ),
-        ],
-    )(command)
+def flags(options: argparse.Namespace) -> dict[str, bool]:
+    return {name: bool(getattr(options, name, False)) for name in ("fix", "unsafe_fixes", "diff")}
 
 
-def flags() -> dict:
-    return click.get_current_context().meta.get(_META_KEY, dict.fromkeys(_NAMES, False))
+def requested(options: argparse.Namespace) -> bool:
+    chosen = flags(options)
+    return chosen["fix"] or chosen["diff"]
 
 
-def requested() -> bool:
-    chosen = flags()
-    return bool(chosen["fix"] or chosen["diff"])
-
-
-def fix_files(result: RunResult, ctx, verbose: bool) -> tuple[int, bool]:
+def fix_files(result: RunResult, ctx, verbose: bool, chosen: dict[str, bool]) -> tuple[int, bool]:
     """Fix (or, with --diff, show) the fixable findings of ``result``: (fixed count, changed)."""
     # Only with --fix or --diff; a plain run never imports the fixer (LAZY in
     # tests/project/test_import_contract.py).
     from gpulint.fix.apply import write_atomically
     from gpulint.fix.fixer import fix_file, wanted
 
-    chosen = flags()
     unsafe = bool(chosen["unsafe_fixes"])
     by_file: dict[str, list[Finding]] = {}
     for finding in result.findings:
@@ -63,12 +52,11 @@ def fix_files(result: RunResult, ctx, verbose: bool) -> tuple[int, bool]:
     for path, findings in sorted(by_file.items()):
         outcome = fix_file(path, findings, ctx, unsafe)
         if outcome.error:
-            click.echo(f"gpulint: {path}: {outcome.error}", err=True)
+            sys.stderr.write(f"gpulint: {path}: {outcome.error}\n")
         for finding, why in outcome.rolled_back:
-            click.echo(
+            sys.stderr.write(
                 f"gpulint: {path}:{finding.location.line}: {finding.code} fix rolled back: {why} "
-                "(a bug in the fix; please report it)",
-                err=True,
+                "(a bug in the fix; please report it)\n"
             )
         fixed += len(outcome.fixed_findings)
         if not outcome.changed:
@@ -80,10 +68,9 @@ def fix_files(result: RunResult, ctx, verbose: bool) -> tuple[int, bool]:
             write_atomically(path, outcome.fixed or b"")
         if verbose:
             for finding in outcome.fixed_findings:
-                click.echo(
+                sys.stderr.write(
                     f"gpulint: {path}:{finding.location.line}: {finding.code} fixed: "
-                    f"{finding.fix.title if finding.fix else ''}",
-                    err=True,
+                    f"{finding.fix.title if finding.fix else ''}\n"
                 )
     return fixed, changed
 
@@ -100,9 +87,8 @@ def _print_diff(path: str, before: bytes, after: bytes) -> None:
     sys.stdout.flush()
 
 
-def summary(fixed: int, result: RunResult, verbose: bool) -> list[str]:
+def summary(fixed: int, result: RunResult, verbose: bool, chosen: dict[str, bool]) -> list[str]:
     """What --fix did and what is left, for standard error."""
-    chosen = flags()
     active = result.active()
     verb = "would fix" if chosen["diff"] else "fixed"
     left = len(active) - (fixed if chosen["diff"] else 0)  # --diff changed nothing

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import functools
+import argparse
+import contextlib
 import gc
 import os
 import sys
-from collections.abc import Callable
-from typing import Any, TextIO
-
-import click
+from collections.abc import Callable, Sequence
+from typing import NoReturn, TextIO
 
 from gpulint import __version__
-from gpulint.cli import adoption, fix_options, rule_commands
+from gpulint.cli import adoption, fix_options
 from gpulint.cli import render_options as render_flags
+from gpulint.cli.check_options import check_parser
+from gpulint.cli.option_groups import Parser, UsageError
 from gpulint.config.settings import Settings
 from gpulint.engine.run import DEBUG_HINT, build_context, run
 from gpulint.engine.workers import cpu_count
@@ -21,16 +22,18 @@ from gpulint.findings import RunResult, Severity, printable
 from gpulint.inputs import discover as discovery
 from gpulint.inputs import units
 from gpulint.inputs.cluster import prepare
-from gpulint.report import FORMATS, write
+from gpulint.report import write
 from gpulint.report.outputs import OutputError, write_file, write_stdout
 from gpulint.rules.registry import default_registry
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
-def _split(values: tuple[str, ...]) -> tuple[str, ...]:
+def _split(values: Sequence[str] | None) -> tuple[str, ...]:
     """``--select A,B --select C`` -> (A, B, C)."""
-    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+    return tuple(
+        part.strip() for value in values or () for part in value.split(",") if part.strip()
+    )
 
 
 def _color(stream: TextIO, fmt: str, when: str = "auto") -> bool:
@@ -51,161 +54,78 @@ def _one_to_stdout(formats: tuple[str, ...], outputs: tuple[str, ...]) -> None:
     """Two reports on one stream parse as neither: refuse before linting anything."""
     to_stdout = [f for i, f in enumerate(formats) if i >= len(outputs) or outputs[i] == "-"]
     if len(to_stdout) > 1:
-        raise click.UsageError(
+        raise UsageError(
             f"{' and '.join(to_stdout)} would both go to standard output; give all but one "
             "an --output file (--output is paired with --format in order)"
         )
 
 
-def _interruptible(command: Callable) -> Callable:
-    """Ctrl-C ends the run with exit code 130 and one line (click would say "Aborted!" and
-    exit 1, the code that means findings); output files being written keep their old content."""
-
-    @functools.wraps(command)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except KeyboardInterrupt:
-            sys.stderr.write("gpulint: interrupted\n")
-            sys.exit(EXIT_INTERRUPTED)
-
-    return run
+# The commands and their summaries in `gpulint --help`, in alphabetical order.
+COMMANDS = {
+    "check": "Lint manifests, folders, or standard input ('-').",
+    "config-schema": "Print the JSON Schema of .gpulint.yaml.",
+    "explain": "Show a rule's documentation (by code or name).",
+    "rules": "List the rules: code, name, default severity and summary.",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", "-V", prog_name="gpulint")
-def cli() -> None:
-    """gpulint: find GPU workload mistakes in Kubernetes manifests before they reach a cluster."""
+class _TopParser(Parser):
+    """``gpulint`` itself: ``-h``, ``-V`` and the command, whose own parser reads the rest."""
+
+    def format_help(self) -> str:
+        width = max(len(name) for name in COMMANDS)
+        rows = "".join(f"  {name:<{width}}  {summary}\n" for name, summary in COMMANDS.items())
+        return f"{super().format_help()}\ncommands:\n{rows}"
 
 
-@cli.command()
-# readable=False: a path that cannot be read is a located input error of its own and the
-# other paths are still linted (click would end the whole run with a usage error).
-@click.argument("paths", nargs=-1, type=click.Path(readable=False))
-@click.option(
-    "--format",
-    "formats",
-    multiple=True,
-    type=click.Choice(FORMATS),
-    help="Output format; repeat for several outputs (paired in order with --output). "
-    "Default: text, or github when GITHUB_ACTIONS=true.",
-)
-@click.option(
-    "--output",
-    "-o",
-    "outputs",
-    multiple=True,
-    type=click.Path(dir_okay=False),
-    help="File for the format in the same position ('-' or none: standard output).",
-)
-@click.option("--select", multiple=True, help="Rules to run (codes, code prefixes or names).")
-@click.option("--ignore", multiple=True, help="Rules to skip (codes, code prefixes or names).")
-@click.option(
-    "--fail-on",
-    type=click.Choice(["error", "warning", "note"]),
-    default=None,
-    help="Lowest severity that makes the exit code 1 (default: warning).",
-)
-@click.option(
-    "--color",
-    "color_when",
-    type=click.Choice(["auto", "always", "never"]),
-    default="auto",
-    help="Colour the text report: auto (a terminal, unless NO_COLOR; FORCE_COLOR forces it).",
-)
-@click.option("--stdin-filename", default=None, help="Name to give standard input ('-').")
-@click.option("--verbose", "-v", is_flag=True, help="Say more about what was read and how.")
-@click.option(
-    "--debug",
-    is_flag=True,
-    help="Show the traceback of an internal error (also GPULINT_DEBUG=1).",
-)
-@click.option(
-    "--follow-symlinks",
-    is_flag=True,
-    help="In folders, follow symbolic links that lead out of the folder (not followed by "
-    "default; --verbose names them).",
-)
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes (default: the number of cores; used only for large inputs).",
-)
-@adoption.options
-@render_flags.options
-@fix_options.options
-@click.option(
-    "--cluster",
-    "cluster",
-    multiple=True,
-    type=click.Path(exists=True, readable=False),
-    help="Node objects ('kubectl get nodes -o yaml', a file or folder): check that GPU "
-    "workloads fit the cluster; the Nodes are linted too.",
-)
-@click.option(
-    "--pods",
-    default=None,
-    type=click.Path(exists=True, readable=False),
-    help="Running pods ('kubectl get pods -A -o yaml'): subtract the GPUs they hold.",
-)
-@click.option(
-    "--values-for",
-    "values_for",
-    type=click.Choice(["nvidia-device-plugin", "gpu-operator"]),
-    default=None,
-    help="Read YAML files that are not Kubernetes objects as this chart's values "
-    "(for values files gpulint cannot place by content).",
-)
-@click.option(
-    "--only-manifests",
-    is_flag=True,
-    help="Skip named files that do not parse and are not Kubernetes (no apiVersion/kind), "
-    "as a folder walk does (the pre-commit hook passes it).",
-)
-@_interruptible
-def check(
-    paths: tuple[str, ...],
-    formats: tuple[str, ...],
-    outputs: tuple[str, ...],
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    fail_on: str | None,
-    stdin_filename: str | None,
-    verbose: bool,
-    debug: bool,
-    jobs: int | None,
-    follow_symlinks: bool = False,
-    cluster: tuple[str, ...] = (),
-    pods: str | None = None,
-    values_for: str | None = None,
-    only_manifests: bool = False,
-    color_when: str = "auto",
-) -> None:
+def _top_parser() -> Parser:
+    parser = _TopParser(
+        "gpulint",
+        "%(prog)s [OPTIONS] COMMAND [ARGS]...",
+        "gpulint: find GPU workload mistakes in Kubernetes manifests before they reach a cluster.",
+    )
+    parser.add_argument(
+        "-V",
+        "--version",
+        action="version",
+        version=f"gpulint, version {__version__}",
+        help="Show the version and exit.",
+    )
+    parser.add_help_option()
+    parser.add_argument("command", choices=COMMANDS, metavar="COMMAND", help=argparse.SUPPRESS)
+    return parser
+
+
+def check(options: argparse.Namespace) -> None:
     """Lint manifests, folders, or standard input ('-')."""
+    formats: tuple[str, ...] = tuple(options.formats or ())
+    outputs: tuple[str, ...] = tuple(options.outputs or ())
+    paths: tuple[str, ...] = tuple(options.paths)
+    select, ignore, verbose = options.select, options.ignore, options.verbose
     if len(outputs) > max(len(formats), 1):
-        raise click.UsageError("each --output needs a --format in the same position")
+        raise UsageError("each --output needs a --format in the same position")
     if not formats:
         formats = ("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",)
     _one_to_stdout(formats, outputs)
     registry = default_registry()
-    setup = adoption.setup(registry)  # config file (exit 2 on mistakes), suppressions, baseline
+    setup = adoption.setup(
+        registry, options
+    )  # config file (exit 2 on mistakes), suppressions, baseline
     registry = setup.registry
     unknown = registry.unknown(_split(select) + _split(ignore))
     if unknown:
-        raise click.UsageError(f"unknown rule(s): {', '.join(unknown)} (see 'gpulint rules')")
+        raise UsageError(f"unknown rule(s): {', '.join(unknown)} (see 'gpulint rules')")
     settings = Settings(
         select=_split(select),
         ignore=_split(ignore),
-        fail_on=Severity.parse(fail_on) if fail_on else Severity.WARNING,
-        stdin_filename=stdin_filename,
+        fail_on=Severity.parse(options.fail_on) if options.fail_on else Severity.WARNING,
+        stdin_filename=options.stdin_filename,
         verbose=verbose,
-        debug=debug or debug_from_environment(),
-        jobs=_jobs(jobs),
-        render=render_flags.given(),
-        values_for=values_for,
-        only_manifests=only_manifests,
+        debug=options.debug or debug_from_environment(),
+        jobs=_jobs(options.jobs),
+        render=render_flags.given(options),
+        values_for=options.values_for,
+        only_manifests=options.only_manifests,
     )
     setup.apply(settings)
     walked: list[str] = []  # links not followed out of a folder
@@ -214,15 +134,16 @@ def check(
         folder_handlers=render_flags.handlers(),
         excluded=setup.excluded,
         folder_markers=render_flags.markers(),
-        follow_symlinks=follow_symlinks,
+        follow_symlinks=options.follow_symlinks,
         notes=walked,
     )
     unit_plan = units.plan(setup.keep(targets), verbose)
     targets = unit_plan.targets
     settings.named_files = units.named_files(list(paths))
     settings.linted_paths = tuple(paths or (".",))
-    if cluster or pods:
-        inventory, settings.cluster, inventory_errors = prepare(cluster, pods)
+    if options.cluster or options.pods:
+        cluster = tuple(options.cluster or ())
+        inventory, settings.cluster, inventory_errors = prepare(cluster, options.pods)
         targets += [t for t in inventory if t not in targets]
         errors += inventory_errors
     ctx = build_context(settings, registry)
@@ -239,20 +160,19 @@ def check(
 
     result = lint()
     setup.finish(result)
-    if fix_options.requested():
-        fixed, changed = fix_options.fix_files(result, ctx, verbose)
-        if fix_options.flags()["diff"]:
-            for line in fix_options.summary(fixed, result, verbose):
-                click.echo(line, err=True)
+    if fix_options.requested(options):
+        chosen = fix_options.flags(options)
+        fixed, changed = fix_options.fix_files(result, ctx, verbose, chosen)
+        if chosen["diff"]:
+            _note_lines(fix_options.summary(fixed, result, verbose, chosen))
             sys.exit(EXIT_FINDINGS if changed else EXIT_OK)
         if changed:
             result = lint()
-        for line in fix_options.summary(fixed, result, verbose):
-            click.echo(line, err=True)
-    _write_outputs(result, formats, outputs, color_when)
+        _note_lines(fix_options.summary(fixed, result, verbose, chosen))
+    _write_outputs(result, formats, outputs, options.color_when)
     if not any(f == "text" and i >= len(outputs) for i, f in enumerate(formats)):
-        for notice in result.notices:  # the text report prints them; other formats do not
-            click.echo(f"gpulint: note: {printable(notice)}", err=True)
+        # the text report prints them; other formats do not
+        _note_lines([f"gpulint: note: {printable(notice)}" for notice in result.notices])
     sys.exit(exit_code(result, settings.fail_on))
 
 
@@ -268,7 +188,7 @@ def _write_outputs(
             else:
                 write_file(target, _reporter(fmt, result, None))
     except OutputError as exc:
-        click.echo(f"gpulint: {exc}", err=True)
+        sys.stderr.write(f"gpulint: {exc}\n")
         sys.exit(EXIT_ERROR)
 
 
@@ -288,12 +208,16 @@ def _jobs(asked: int | None) -> int:
     if asked is None:
         return cores
     if asked > cores:
-        click.echo(
-            f"gpulint: note: --jobs {asked} capped at {cores}, the cores this process may use",
-            err=True,
+        sys.stderr.write(
+            f"gpulint: note: --jobs {asked} capped at {cores}, the cores this process may use\n"
         )
         return cores
     return asked
+
+
+def _note_lines(lines: list[str]) -> None:
+    for line in lines:
+        sys.stderr.write(line + "\n")
 
 
 def exit_code(result: RunResult, fail_on: Severity) -> int:
@@ -304,18 +228,61 @@ def exit_code(result: RunResult, fail_on: Severity) -> int:
     return EXIT_OK
 
 
-for _command in (rule_commands.list_rules, rule_commands.config_schema, rule_commands.explain):
-    cli.add_command(_command)
-
-
 def debug_from_environment() -> bool:
     return os.environ.get("GPULINT_DEBUG", "").strip().lower() in ("1", "true", "yes")
+
+
+def _command(name: str) -> tuple[Parser, Callable[[argparse.Namespace], None]]:
+    if name == "check":
+        return check_parser(), check
+    # Only for `rules`, `explain` and `config-schema`: a check never loads their code
+    # (LAZY in tests/project/test_import_contract.py).
+    from gpulint.cli import rule_commands
+
+    return rule_commands.command(name)
+
+
+def cli(argv: Sequence[str] | None = None) -> NoReturn:
+    """Parse the command line and run its command; always ends with SystemExit (the exit
+    code), standard output and standard error flushed. Exceptions other than usage
+    errors and Ctrl-C propagate (:func:`main` turns them into one line)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        top = _top_parser()
+        if not args:  # a usage error: the help, on standard error, and exit 2
+            top.print_help(sys.stderr)
+            sys.exit(EXIT_ERROR)
+        # The command is the first word that is not an option (gpulint's own are -h and
+        # -V, which take no value); what follows is the command's, parsed by its parser.
+        at = next(
+            (i for i, arg in enumerate(args) if arg == "-" or not arg.startswith("-")), len(args)
+        )
+        name = top.parse_args(args[: at + 1]).command
+        parser, command = _command(name)
+        # intermixed: `check a.yaml --format json b.yaml` lints both files
+        options = parser.parse_intermixed_args(args[at + 1 :])
+        try:
+            command(options)
+        except UsageError as exc:
+            parser.error(str(exc))
+        sys.exit(EXIT_OK)
+    except KeyboardInterrupt:
+        # Ctrl-C: exit code 130 and one line; output files being written keep their old
+        # content (1 would say "findings").
+        sys.stderr.write("gpulint: interrupted\n")
+        sys.exit(EXIT_INTERRUPTED)
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                # a closed or broken stream: the report already said so
+                with contextlib.suppress(OSError, ValueError):
+                    stream.flush()
 
 
 def main() -> None:
     """Console entry point: no traceback reaches the user unless asked for (--debug)."""
     try:
-        cli.main(prog_name="gpulint")
+        cli()
     except SystemExit:
         # The run is over and its reports are written and closed. Frozen, the objects
         # still alive are left out of the collections the interpreter runs as it exits

@@ -2,105 +2,90 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import argparse
 
-import click
-
-from gpulint.cli.option_groups import option_group
+from gpulint.cli.option_groups import at_least, choices_metavar, path
 from gpulint.config.settings import DEFAULT_RELEASE_NAME, DEFAULT_RENDER_TIMEOUT, RenderOptions
 from gpulint.inputs.discover import FolderHandler, FolderMarker
 from gpulint.inputs.readers import Readers
 from gpulint.inputs.render import targets
 
-_META_KEY = "gpulint.inputs.render"
-_NAMES = (
-    "helm_values",
-    "helm_set",
-    "release_name",
-    "namespace",
-    "kube_version",
-    "chart_dir",
-    "load_restrictor",
-    "enable_krm_functions",
-    "render_timeout",
-)
+_RESTRICTORS = ("LoadRestrictionsRootOnly", "LoadRestrictionsNone")
 
 
-def options(command: Callable) -> Callable:
-    """Adds the Helm and Kustomize options to a click command."""
-    return option_group(_META_KEY, _NAMES, _decorators())(command)
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The Helm and Kustomize options, in a group of their own; read back by :func:`given`."""
+    group = parser.add_argument_group("Helm and Kustomize")
+    group.add_argument(
+        "-f",
+        "--values",
+        dest="helm_values",
+        action="append",
+        type=path(exists=True, dir_okay=False),
+        metavar="FILE",
+        help="Helm values file for chart folders, as helm's --values/-f (repeatable).",
+    )
+    group.add_argument(
+        "--set",
+        dest="helm_set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="Helm --set for chart folders.",
+    )
+    group.add_argument(
+        "--release-name",
+        default=DEFAULT_RELEASE_NAME,
+        metavar="TEXT",
+        help=f"Release name chart folders are rendered with.  [default: {DEFAULT_RELEASE_NAME}]",
+    )
+    group.add_argument(
+        "--namespace", metavar="TEXT", help="Namespace chart folders are rendered in."
+    )
+    group.add_argument(
+        "--kube-version",
+        metavar="TEXT",
+        help="Kubernetes version for helm --kube-version; also the release whose kubelet "
+        "GPU318 judges feature gates for.",
+    )
+    group.add_argument(
+        "--chart-dir",
+        type=path(exists=True, file_okay=False),
+        metavar="DIRECTORY",
+        help="Chart folder of a rendered stream: findings also name the template line.",
+    )
+    group.add_argument(
+        "--load-restrictor",
+        choices=_RESTRICTORS,
+        metavar=choices_metavar(_RESTRICTORS),
+        help="Passed to kustomize for Kustomize folders.",
+    )
+    group.add_argument(
+        "--enable-krm-functions",
+        action="store_true",
+        help="Let kustomize run exec and container KRM functions (off by default).",
+    )
+    group.add_argument(
+        "--render-timeout",
+        type=at_least(float, 1),
+        default=DEFAULT_RENDER_TIMEOUT,
+        metavar="FLOAT RANGE",
+        help="Seconds one helm or kustomize run may take.  "
+        f"[default: {DEFAULT_RENDER_TIMEOUT}; x>=1]",
+    )
 
 
-def _decorators() -> list[Callable]:
-    return [
-        click.option(
-            "--values",
-            "-f",
-            "helm_values",
-            multiple=True,
-            type=click.Path(exists=True, dir_okay=False),
-            help="Helm values file for chart folders, as helm's --values/-f (repeatable).",
-        ),
-        click.option(
-            "--set",
-            "helm_set",
-            multiple=True,
-            metavar="KEY=VALUE",
-            help="Helm --set for chart folders.",
-        ),
-        click.option(
-            "--release-name",
-            default=DEFAULT_RELEASE_NAME,
-            show_default=True,
-            help="Release name chart folders are rendered with.",
-        ),
-        click.option("--namespace", default=None, help="Namespace chart folders are rendered in."),
-        click.option(
-            "--kube-version",
-            default=None,
-            help="Kubernetes version for helm --kube-version; also the release whose kubelet "
-            "GPU318 judges feature gates for.",
-        ),
-        click.option(
-            "--chart-dir",
-            default=None,
-            type=click.Path(exists=True, file_okay=False),
-            help="Chart folder of a rendered stream: findings also name the template line.",
-        ),
-        click.option(
-            "--load-restrictor",
-            type=click.Choice(["LoadRestrictionsRootOnly", "LoadRestrictionsNone"]),
-            default=None,
-            help="Passed to kustomize for Kustomize folders.",
-        ),
-        click.option(
-            "--enable-krm-functions",
-            is_flag=True,
-            help="Let kustomize run exec and container KRM functions (off by default).",
-        ),
-        click.option(
-            "--render-timeout",
-            type=click.FloatRange(min=1),
-            default=DEFAULT_RENDER_TIMEOUT,
-            show_default=True,
-            help="Seconds one helm or kustomize run may take.",
-        ),
-    ]
-
-
-def given() -> RenderOptions:
-    """The options as given to the current command (defaults for those not given)."""
-    mine = click.get_current_context().meta.get(_META_KEY, {})
+def given(options: argparse.Namespace) -> RenderOptions:
+    """The options as parsed (defaults for those not given)."""
     return RenderOptions(
-        values=tuple(mine.get("helm_values", ())),
-        set_values=tuple(mine.get("helm_set", ())),
-        release_name=mine.get("release_name") or DEFAULT_RELEASE_NAME,
-        namespace=mine.get("namespace"),
-        kube_version=mine.get("kube_version"),
-        chart_dir=mine.get("chart_dir"),
-        load_restrictor=mine.get("load_restrictor"),
-        enable_plugins=bool(mine.get("enable_krm_functions")),
-        timeout=float(mine.get("render_timeout") or DEFAULT_RENDER_TIMEOUT),
+        values=tuple(options.helm_values or ()),
+        set_values=tuple(options.helm_set or ()),
+        release_name=options.release_name or DEFAULT_RELEASE_NAME,
+        namespace=options.namespace,
+        kube_version=options.kube_version,
+        chart_dir=options.chart_dir,
+        load_restrictor=options.load_restrictor,
+        enable_plugins=bool(options.enable_krm_functions),
+        timeout=float(options.render_timeout or DEFAULT_RENDER_TIMEOUT),
     )
 
 

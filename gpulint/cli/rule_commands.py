@@ -2,46 +2,64 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
-from collections.abc import Iterable
-
-import click
+from collections.abc import Callable, Iterable
+from typing import TextIO
 
 from gpulint.cli import adoption
+from gpulint.cli.option_groups import Parser, UsageError, choices_metavar, path
 from gpulint.config.file import schema_text
 from gpulint.report import rule_pages
+from gpulint.report.outputs import OutputError, write_stdout
 from gpulint.rules.registry import Rule, builtin_rules
 
+_FORMATS = ("text", "markdown")
 
-@click.command(name="rules")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "markdown"]),
-    default="text",
-    show_default=True,
-    help="text: aligned columns; markdown: the table README.md shows.",
-)
-@click.option(
-    "--docs",
-    "docs_dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Write one Markdown page per built-in rule into this folder (docs/rules).",
-)
-def list_rules(fmt: str, docs_dir: str | None = None) -> None:
+
+def _echo(text: str) -> None:
+    """To standard output (an ASCII terminal gets the text escaped); a broken pipe exits 2."""
+
+    def fill(stream: TextIO) -> None:
+        stream.write(text)
+
+    try:
+        write_stdout(fill)
+    except OutputError as exc:
+        sys.stderr.write(f"gpulint: {exc}\n")
+        sys.exit(2)
+
+
+def _add_rules_options(parser: Parser) -> None:
+    parser.add_argument(
+        "--format",
+        dest="fmt",
+        choices=_FORMATS,
+        default="text",
+        metavar=choices_metavar(_FORMATS),
+        help="text: aligned columns; markdown: the table README.md shows.  [default: text]",
+    )
+    parser.add_argument(
+        "--docs",
+        dest="docs_dir",
+        type=path(file_okay=False),
+        metavar="DIRECTORY",
+        help="Write one Markdown page per built-in rule into this folder (docs/rules).",
+    )
+
+
+def list_rules(options: argparse.Namespace) -> None:
     """List the rules: code, name, default severity and summary."""
-    if docs_dir is not None:
-        _write_rule_pages(docs_dir)
+    if options.docs_dir is not None:
+        _write_rule_pages(options.docs_dir)
         return
     registry = adoption.configured_registry()
-    if fmt == "markdown":
-        click.echo(rules_markdown(registry), nl=False)
+    if options.fmt == "markdown":
+        _echo(rules_markdown(registry))
         return
     rows = [(r.code, r.name, str(r.severity), _fix_mark(r.fix) + r.summary) for r in registry]
-    for line in rule_table(rows, _terminal_width()):
-        click.echo(line)
+    _echo("".join(line + "\n" for line in rule_table(rows, _terminal_width())))
 
 
 def _terminal_width() -> int | None:
@@ -87,32 +105,55 @@ def _fix_mark(fix: str | None) -> str:
 
 def _write_rule_pages(folder: str) -> None:
     written = rule_pages.write(folder, [rule.info for rule in builtin_rules()])
-    click.echo(f"wrote {len(written)} rule pages to {folder}")
+    _echo(f"wrote {len(written)} rule pages to {folder}\n")
 
 
-@click.command(name="config-schema", short_help="Print the JSON Schema of .gpulint.yaml.")
-def config_schema() -> None:
+def config_schema(options: argparse.Namespace) -> None:
     """Print the JSON Schema of .gpulint.yaml (for editor completion)."""
-    click.echo(schema_text(), nl=False)
+    _echo(schema_text())
 
 
-@click.command()
-@click.argument("rule")
-def explain(rule: str) -> None:
+def _add_explain_options(parser: Parser) -> None:
+    parser.add_argument("rule", metavar="RULE", help="A rule's code or name.")
+
+
+def explain(options: argparse.Namespace) -> None:
     """Show a rule's documentation (by code or name)."""
+    rule = options.rule
     found = adoption.configured_registry().get(rule)
     if found is None:
-        raise click.UsageError(f"unknown rule {rule!r} (see 'gpulint rules')")
+        raise UsageError(f"unknown rule {rule!r} (see 'gpulint rules')")
     fixes = {
         "safe": "Fix: safe, applied by `gpulint check --fix`.",
         "unsafe": "Fix: unsafe, applied by `gpulint check --fix --unsafe-fixes`.",
     }.get(found.fix or "", "Fix: none (gpulint cannot know the right change).")
-    click.echo(
+    text = (
         f"# {found.code} {found.name} ({found.severity})\n\n{found.summary}\n\n{fixes}\n\n"
-        f"{found.doc}"
+        f"{found.doc}\n"
     )
     if found.options:
         shown = "\n".join(f"- {o.shown()}" for o in found.options)
-        click.echo(
-            f"\n## Options\nSet in .gpulint.yaml under rules: {{{found.code}: {{...}}}}.\n{shown}"
+        text += (
+            f"\n## Options\nSet in .gpulint.yaml under rules: {{{found.code}: {{...}}}}.\n{shown}\n"
         )
+    _echo(text)
+
+
+Run = Callable[[argparse.Namespace], None]
+
+# name: (usage after the command, the options, the command)
+_COMMANDS: dict[str, tuple[str, Callable[[Parser], None] | None, Run]] = {
+    "rules": ("[OPTIONS]", _add_rules_options, list_rules),
+    "explain": ("[OPTIONS] RULE", _add_explain_options, explain),
+    "config-schema": ("[OPTIONS]", None, config_schema),
+}
+
+
+def command(name: str) -> tuple[Parser, Run]:
+    """The parser and the function of ``gpulint rules``, ``explain`` or ``config-schema``."""
+    usage, add_options, run = _COMMANDS[name]
+    parser = Parser(f"gpulint {name}", f"%(prog)s {usage}", (run.__doc__ or "").strip())
+    if add_options is not None:
+        add_options(parser)
+    parser.add_help_option()
+    return parser, run

@@ -1,7 +1,7 @@
 """Settings a run uses: command-line flags over the config file over defaults.
 
-Plain, picklable data (worker processes receive a copy); the click options that
-fill it live in ``gpulint/cli/``, the config file and the merging in ``gpulint/config/``.
+Plain, picklable data (worker processes receive a copy); the command-line options
+that fill it live in ``gpulint/cli/``, the config file and the merging in ``gpulint/config/``.
 """
 
 from __future__ import annotations

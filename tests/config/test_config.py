@@ -387,7 +387,7 @@ def test_a_valid_config_does_not_import_jsonschema(project):
     _write(project / ".gpulint.yaml", "ignore: [GPU201]\nfail-on: error\nexclude: [vendor/]\n")
     code = (
         "import sys\nfrom gpulint.cli.main import cli\n"
-        "try:\n    cli.main(['check', 'manifests'], prog_name='gpulint')\n"
+        "try:\n    cli(['check', 'manifests'])\n"
         "except SystemExit as exc:\n    print(exc.code, 'jsonschema' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -5,7 +5,7 @@ Every module of ``gpulint/`` and of the built-in pack (``rules/``, imported as
 contract, top to bottom (a module may import its own layer and the layers below,
 never one above):
 
-    cli                       commands and options; the only home of click
+    cli                       commands and options; the only home of argparse
     config.file, config.merge the config file; flags merged over it
     engine                    run, workers
     inputs (reading)          readers, renderers (the only home of subprocess),
@@ -86,7 +86,9 @@ PACK_MAY_IMPORT = (
 REPORT_MAY_IMPORT = ("gpulint.report", "gpulint.findings", "gpulint.record", "gpulint")
 # Standard-library or third-party modules only one part of the tree may import.
 CONFINED = {
-    "click": ("gpulint.cli",),
+    "argparse": ("gpulint.cli",),
+    # nowhere: click's import cost ~13 ms of the one-file run (issue 12); argparse instead
+    "click": (),
     "subprocess": ("gpulint.inputs.render",),
 }
 
@@ -130,6 +132,8 @@ LAZY: dict[tuple[str, str], str] = {
     ("gpulint.rules.registry", "importlib.metadata"): "importlib.metadata: ~19 ms (loaded machine)",
     # Start-up of the one-file run (issue 12, branch i12-startup): what only another path needs.
     ("gpulint.report.outputs", "tempfile"): "tempfile (random, hashlib): ~1.5 ms, --output only",
+    # The code of `rules`, `explain` and `config-schema` only for those commands.
+    ("gpulint.cli.main", "gpulint.cli.rule_commands"): "~1.5 ms, `rules`/`explain`/`config-schema`",
     ("gpulint.cli.rule_commands", "shutil"): "shutil (bz2, lzma): ~2 ms, `rules` on a tty",
     ("gpulint.cli.rule_commands", "textwrap"): "textwrap: ~1 ms, `gpulint rules` only",
     ("gpulint.engine.workers", "signal"): "signal: ~0.9 ms, only when a pool starts",

@@ -1,0 +1,271 @@
+"""The command line as argparse parses it (issue 12: argparse replaced click for start-up):
+what a change of parser could silently change for a user."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpulint import __version__
+from tests.helpers import run_cli
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  containers:
+    - name: trainer
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      resources:
+        requests:
+          nvidia.com/gpu: 1
+"""
+# What POD is found to hold, without a config file: (code, line, column).
+FOUND = [("GPU106", 9, 7), ("GPU101", 11, 11)]
+
+# Every option of each command, as `--help` must list it (short and long names, metavar).
+OPTIONS = {
+    "check": [
+        "PATHS",
+        "--format [text|json|sarif|github|gitlab|junit]",
+        "-o, --output FILE",
+        "--select TEXT",
+        "--ignore TEXT",
+        "--fail-on [error|warning|note]",
+        "--color [auto|always|never]",
+        "--stdin-filename TEXT",
+        "-v, --verbose",
+        "--debug",
+        "--follow-symlinks",
+        "-j, --jobs INTEGER RANGE",
+        "--cluster PATH",
+        "--pods PATH",
+        "--values-for [nvidia-device-plugin|gpu-operator]",
+        "--only-manifests",
+        "-h, --help",
+        "--config FILE",
+        "--no-config",
+        "--exclude PATTERN",
+        "--no-suppressions",
+        "--require-reason",
+        "--baseline FILE",
+        "--write-baseline FILE",
+        "--units [per-folder|per-run]",
+        "-f, --values FILE",
+        "--set KEY=VALUE",
+        "--release-name TEXT",
+        "--namespace TEXT",
+        "--kube-version TEXT",
+        "--chart-dir DIRECTORY",
+        "--load-restrictor [LoadRestrictionsRootOnly|LoadRestrictionsNone]",
+        "--enable-krm-functions",
+        "--render-timeout FLOAT RANGE",
+        "--fix",
+        "--unsafe-fixes",
+        "--diff",
+    ],
+    "rules": ["--format [text|markdown]", "--docs DIRECTORY", "-h, --help"],
+    "explain": ["RULE", "-h, --help"],
+    "config-schema": ["-h, --help"],
+}
+
+
+@pytest.fixture
+def pod(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    Path("pod.yaml").write_text(POD)
+    return Path("pod.yaml")
+
+
+def _where(stdout: str) -> list[tuple[str, int, int]]:
+    return [(f["code"], f["line"], f["column"]) for f in json.loads(stdout)["findings"]]
+
+
+def _usage_error(result, command: str, message: str) -> None:
+    """Exit 2; on standard error the usage and `gpulint <command>: error: <message>`."""
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"usage: gpulint {command}\ngpulint {command.split()[0]}: error: {message}\n"
+    )
+
+
+@pytest.mark.parametrize("command", sorted(OPTIONS))
+def test_the_help_of_each_command_lists_its_options(command: str) -> None:
+    result = run_cli(command, "--help")
+    assert result.exit_code == 0 and result.stderr == ""
+    listed = re.findall(r"^  (-\S.*?|[A-Z]+)(?:  |$)", result.stdout, re.MULTILINE)
+    assert listed == OPTIONS[command]
+    assert run_cli(command, "-h").stdout == result.stdout
+
+
+def test_the_help_of_gpulint_lists_the_commands() -> None:
+    result = run_cli("-h")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("usage: gpulint [OPTIONS] COMMAND [ARGS]...\n")
+    commands = result.stdout[result.stdout.index("commands:\n") :].splitlines()[1:]
+    assert [line.split()[0] for line in commands] == sorted(OPTIONS)
+
+
+def test_no_command_prints_the_help_on_standard_error_and_exits_2() -> None:
+    result = run_cli()
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == run_cli("--help").stdout
+
+
+@pytest.mark.parametrize("flag", ["-V", "--version"])
+def test_version_goes_to_standard_output(flag: str) -> None:
+    result = run_cli(flag)
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        0,
+        f"gpulint, version {__version__}\n",
+        "",
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "prefix"),
+    [
+        (("--form", "json"), "--form"),  # --format
+        (("--no-sup",), "--no-sup"),  # --no-suppressions
+        (("--sel", "GPU101"), "--sel"),  # --select
+    ],
+)
+def test_a_prefix_of_an_option_is_not_that_option(pod: Path, args: tuple, prefix: str) -> None:
+    result = run_cli("check", "--no-config", *args, str(pod))
+    _usage_error(result, "check [OPTIONS] [PATHS]...", f"unrecognized arguments: {prefix}")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("-j", "0"), "argument -j/--jobs: 0 is not in the range x>=1."),
+        (("--jobs", "many"), "argument -j/--jobs: 'many' is not a valid integer."),
+        (
+            ("--format", "xml"),
+            "argument --format: invalid choice: 'xml' (choose from 'text', 'json', 'sarif', "
+            "'github', 'gitlab', 'junit')",
+        ),
+        (("--cluster", "nodes.yaml"), "argument --cluster: Path 'nodes.yaml' does not exist."),
+        (("--pods", "pods.yaml"), "argument --pods: Path 'pods.yaml' does not exist."),
+        (("-f", "values.yaml"), "argument -f/--values: File 'values.yaml' does not exist."),
+        (("-o", "."), "argument -o/--output: File '.' is a directory."),
+        (("--render-timeout", "0.5"), "argument --render-timeout: 0.5 is not in the range x>=1."),
+        (("--fail-on",), "argument --fail-on: expected one argument"),
+        (("--select", "GPU999"), "unknown rule(s): GPU999 (see 'gpulint rules')"),
+        (("-o", "a.json", "-o", "b.json"), "each --output needs a --format in the same position"),
+    ],
+)
+def test_usage_errors_name_the_option_on_standard_error(
+    pod: Path, args: tuple, message: str
+) -> None:
+    result = run_cli("check", "--no-config", str(pod), *args)
+    _usage_error(result, "check [OPTIONS] [PATHS]...", message)
+
+
+def test_usage_errors_of_the_other_commands() -> None:
+    _usage_error(
+        run_cli("explain"), "explain [OPTIONS] RULE", "the following arguments are required: RULE"
+    )
+    _usage_error(
+        run_cli("explain", "GPU999"),
+        "explain [OPTIONS] RULE",
+        "unknown rule 'GPU999' (see 'gpulint rules')",
+    )
+    _usage_error(
+        run_cli("rules", "--format", "html"),
+        "rules [OPTIONS]",
+        "argument --format: invalid choice: 'html' (choose from 'text', 'markdown')",
+    )
+    result = run_cli("chek")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.endswith(
+        "gpulint: error: argument COMMAND: invalid choice: 'chek' (choose from 'check', "
+        "'config-schema', 'explain', 'rules')\n"
+    )
+
+
+def test_each_format_goes_to_the_output_in_its_position(pod: Path) -> None:
+    result = run_cli(
+        "check", "--no-config", str(pod),
+        "--format", "json", "-o", "first.json",
+        "--format", "sarif", "--output", "second.sarif",
+        "--format", "text",
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert _where(Path("first.json").read_text()) == FOUND
+    assert json.loads(Path("second.sarif").read_text())["version"] == "2.1.0"
+    assert result.stdout.startswith("pod.yaml:9:7: ")  # the third, text, to standard output
+
+
+def test_select_is_repeatable_and_comma_separated(pod: Path) -> None:
+    def codes(*args: str) -> list[tuple[str, int, int]]:
+        result = run_cli("check", "--no-config", "--format", "json", *args, str(pod))
+        return _where(result.stdout)
+
+    assert codes() == FOUND
+    assert codes("--select", "GPU101,GPU106") == FOUND
+    assert codes("--select", "GPU101", "--select", "GPU106") == FOUND
+    assert codes("--select", "GPU101, GPU102", "--select", "GPU103") == [FOUND[1]]
+    assert codes("--ignore", "GPU101", "--ignore", "GPU102,GPU103") == [FOUND[0]]
+
+
+def test_a_flag_replaces_the_config_file_value_only_when_given(pod: Path) -> None:
+    Path(".gpulint.yaml").write_text("ignore: [GPU101]\nfail-on: error\n")
+    config_only = run_cli("check", "--format", "json", str(pod))
+    assert (config_only.exit_code, _where(config_only.stdout)) == (0, [FOUND[0]])  # a warning
+    flagged = run_cli(
+        "check", "--format", "json", "--ignore", "GPU106", "--fail-on", "warning", str(pod)
+    )
+    assert (flagged.exit_code, _where(flagged.stdout)) == (1, [FOUND[1]])
+
+
+def test_paths_and_options_may_be_interleaved(pod: Path) -> None:
+    Path("other.yaml").write_text(POD)
+    result = run_cli("check", "pod.yaml", "--no-config", "--format", "json", "other.yaml")
+    paths = [f["path"] for f in json.loads(result.stdout)["findings"]]
+    assert paths == ["other.yaml", "other.yaml", "pod.yaml", "pod.yaml"]
+    dashed = run_cli("check", "--no-config", "--format", "json", "--", "pod.yaml")
+    assert _where(dashed.stdout) == FOUND
+
+
+def test_standard_input_and_the_environment_of_one_run(pod: Path) -> None:
+    result = run_cli(
+        "check", "--no-config", "--format", "json", "--stdin-filename", "in.yaml", "-",
+        input=POD, env={"GPULINT_TEST_ONLY": "1"},
+    )  # fmt: skip
+    assert [f["path"] for f in json.loads(result.stdout)["findings"]] == ["in.yaml", "in.yaml"]
+    assert "GPULINT_TEST_ONLY" not in os.environ  # patched for the call only
+
+
+def test_an_unreadable_path_is_an_input_error_and_the_others_are_linted(pod: Path) -> None:
+    result = run_cli("check", "--no-config", "--format", "json", "gone.yaml", str(pod))
+    report = json.loads(result.stdout)
+    assert result.exit_code == 2
+    assert [(e["path"], e["line"], e["column"]) for e in report["errors"]] == [("gone.yaml", 1, 1)]
+    assert _where(result.stdout) == FOUND
+
+
+def test_a_check_imports_neither_click_nor_the_code_of_the_other_commands(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "pod.yaml").write_text(POD)
+    code = (
+        "import sys\nfrom gpulint.cli.main import cli\n"
+        "try:\n    cli(['check', '--no-config', 'pod.yaml'])\n"
+        "except SystemExit as exc:\n"
+        "    print(exc.code, sorted(m for m in sys.modules if m.split('.')[0] == 'click'"
+        " or m in ('gpulint.cli.rule_commands', 'shutil')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.stdout.splitlines()[-1] == "1 []"
