@@ -72,6 +72,7 @@ the finding with a reason.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model.gpu import is_shared_resource
@@ -84,6 +85,8 @@ rule = Rule(
     Severity.WARNING,
     "A serving workload runs on a time-sliced or MPS-shared GPU.",
     __doc__,
+    # every sign of sharing: .shared, sharing-strategy, -SHARED, a sharing config
+    inputs=re.compile(rb"(?i)shar"),
 )
 
 _WHY = "one noisy neighbour stalls every pod on that GPU"

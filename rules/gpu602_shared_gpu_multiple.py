@@ -56,6 +56,7 @@ whole GPUs (`nvidia.com/gpu` on nodes that do not share) or a larger MIG slice.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model.gpu import is_shared_resource
@@ -68,6 +69,8 @@ rule = Rule(
     Severity.WARNING,
     "More than one replica of a shared GPU is requested.",
     __doc__,
+    # every sign of sharing: .shared, sharing-strategy, -SHARED, a sharing config
+    inputs=re.compile(rb"(?i)shar"),
 )
 
 _NO_MORE = "replicas of a shared GPU give no more compute or memory"

@@ -123,8 +123,8 @@ from gpulint.model.gpu_holding import container_holding
 from gpulint.model.gpu_use import gpu_like_resource, other_gpu_use
 from gpulint.model.infra import is_infra_container
 from gpulint.model.nvidia import recognise
-from gpulint.model.placement import TEMPLATE_KINDS
 from gpulint.model.quantity import QuantityError, parse_quantity
+from gpulint.model.workloads import TEMPLATE_KINDS
 from gpulint.rules.api import (
     Anchor,
     Container,

@@ -21,7 +21,6 @@ from gpulint.engine.workers import cpu_count
 from gpulint.findings import RunResult, Severity, printable
 from gpulint.inputs import discover as discovery
 from gpulint.inputs import units
-from gpulint.inputs.cluster import prepare
 from gpulint.report import write
 from gpulint.report.outputs import OutputError, write_file, write_stdout
 from gpulint.rules.registry import default_registry
@@ -143,6 +142,9 @@ def check(options: argparse.Namespace) -> None:
     settings.linted_paths = tuple(paths or (".",))
     if options.cluster or options.pods:
         cluster = tuple(options.cluster or ())
+        # Only with --cluster/--pods (LAZY in tests/project/test_import_contract.py).
+        from gpulint.inputs.cluster import prepare
+
         inventory, settings.cluster, inventory_errors = prepare(cluster, options.pods)
         targets += [t for t in inventory if t not in targets]
         errors += inventory_errors

@@ -86,22 +86,8 @@ def replicas_path(pod: PodSpec) -> tuple | None:
     return None
 
 
-# Kinds that are templates other objects instantiate: they run no pods of their own, so
-# their replica counts are defaults, not demand (GPU211 skips them; GPU210 still applies).
-TEMPLATE_KINDS = frozenset(
-    {
-        "PodTemplate",
-        "TrainingRuntime",
-        "ClusterTrainingRuntime",
-        "ServingRuntime",
-        "ClusterServingRuntime",
-        "LLMInferenceServiceConfig",
-    }
-)
-
-
 def _pods(resource: Resource, pod: PodSpec) -> int | None:
-    if resource.kind == "DaemonSet" or resource.kind in TEMPLATE_KINDS:
+    if resource.kind == "DaemonSet" or resource.kind in workloads.TEMPLATE_KINDS:
         return None
     return 1 if pod.replicas is None else pod.replicas
 

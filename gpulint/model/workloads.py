@@ -13,6 +13,19 @@ from typing import Any
 
 from gpulint.record import record
 
+# Kinds that are templates other objects instantiate: they run no pods of their own, so
+# their replica counts are defaults, not demand (GPU211 skips them; GPU210 still applies).
+TEMPLATE_KINDS = frozenset(
+    {
+        "PodTemplate",
+        "TrainingRuntime",
+        "ClusterTrainingRuntime",
+        "ServingRuntime",
+        "ClusterServingRuntime",
+        "LLMInferenceServiceConfig",
+    }
+)
+
 ANY_KEY = "*"
 ANY_ITEM = "[]"
 

@@ -134,6 +134,9 @@ LAZY: dict[tuple[str, str], str] = {
     ("gpulint.report.outputs", "tempfile"): "tempfile (random, hashlib): ~1.5 ms, --output only",
     # The code of `rules`, `explain` and `config-schema` only for those commands.
     ("gpulint.cli.main", "gpulint.cli.rule_commands"): "~1.5 ms, `rules`/`explain`/`config-schema`",
+    # The cluster inventory (model.placement, model.scheduler, model.inventory) only with
+    # --cluster/--pods; the pack's cluster rules import them when Nodes are in the run.
+    ("gpulint.cli.main", "gpulint.inputs.cluster"): "~4 ms, only with --cluster/--pods",
     ("gpulint.cli.rule_commands", "shutil"): "shutil (bz2, lzma): ~2 ms, `rules` on a tty",
     ("gpulint.cli.rule_commands", "textwrap"): "textwrap: ~1 ms, `gpulint rules` only",
     ("gpulint.engine.workers", "signal"): "signal: ~0.9 ms, only when a pool starts",

@@ -40,6 +40,13 @@ DEFERRED = (
     "tomllib",  # only for .toml sources (tomli on Python 3.10)
     "tomli",
     "signal",  # only when a pool starts
+    "gpulint.inputs.cluster",  # only with --cluster/--pods
+    "gpulint.model.scheduler",  # only for the cluster rules, with Nodes in the run
+    "gpulint.rules.builtin.gpu311_containerd_nvidia_runtime_missing",  # no containerd config
+    "gpulint.rules.builtin.gpu805_dra_claim_invalid",  # no DRA object
+    "inspect",  # dataclasses, click and pkgutil.iter_modules imported it (~6 ms)
+    "dataclasses",
+    "click",
 )
 
 GPU_JOB = """\
