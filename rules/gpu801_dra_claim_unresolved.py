@@ -112,7 +112,7 @@ rule = Rule(
     Severity.ERROR,
     "A DRA claim, claim template or request name resolves to nothing.",
     __doc__,
-    inputs=re.compile(rb"(?i)claim"),  # resources.claims, resourceClaims, resourceClaim...
+    inputs=re.compile(rb"claims|resourceClaim"),  # resources.claims, resourceClaims, ...
 )
 
 _RESOURCE = {TEMPLATE: "resourceclaimtemplate", "ResourceClaim": "resourceclaim"}

@@ -116,7 +116,7 @@ rule = Rule(
     Severity.WARNING,
     "A container uses a DRA GPU claim and device plugin GPUs together.",
     __doc__,
-    inputs=re.compile(rb"(?i)claim"),  # a container's resources.claims
+    inputs=re.compile(rb"claims"),  # a container's resources.claims
 )
 
 

@@ -6,7 +6,6 @@ certain; the rule stays the place that decides what is wrong.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 
@@ -42,6 +41,8 @@ _SHELL_REF = lazy(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]
 def only_candidate(word: str, choices: Iterable[str]) -> str | None:
     """The one close choice (difflib's 0.6 cutoff, or a case-only difference), else None."""
     choices = sorted(choices)
+    import difflib  # only to suggest a name (LAZY: ~1 ms of every run's start-up)
+
     close = difflib.get_close_matches(word, choices, n=2, cutoff=0.6)
     if len(close) == 1:
         return close[0]

@@ -10,7 +10,6 @@ one-file run). The custom rules of the config file get their validators here too
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -65,6 +64,8 @@ def _validator(name: str) -> Any:
 def closest(word: str, choices: Iterable[str]) -> str | None:
     """The choice most like ``word`` (a case-only difference counts), or None."""
     choices = sorted(choices)
+    import difflib  # only to suggest a name (LAZY: ~1 ms of every run's start-up)
+
     match = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     if match:
         return match[0]
