@@ -188,16 +188,16 @@ def _shape_of(value: Any) -> str:
     return "a string" if isinstance(value, str) else "a scalar"
 
 
-def ready(ctx: Context, absent: frozenset[str] = frozenset()) -> None:
+def ready(ctx: Context, absent: frozenset[str] | None = None) -> None:
     """Give ``ctx`` its rules with their hooks: the pack index's rules are resolved (their
-    modules imported), except those of ``absent``, which cannot report on the run's inputs:
-    they stay as the index describes them, without hooks (start-up: their modules are
-    never imported)."""
-    if any(rule.module is not None for rule in ctx.rules):
-        ctx.rules = [
-            replace(rule, module=None) if rule.code in absent else resolved(rule)
-            for rule in ctx.rules
-        ]
+    modules imported), except the ``absent`` ones (kept in ``ctx.absent``), which cannot
+    report on the run's inputs: they stay as the index describes them, without hooks
+    (start-up: their modules are never imported)."""
+    if absent is not None:
+        ctx.absent = absent
+    skip = ctx.absent
+    if any(rule.module is not None and rule.code not in skip for rule in ctx.rules):
+        ctx.rules = [rule if rule.code in skip else resolved(rule) for rule in ctx.rules]
 
 
 def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
