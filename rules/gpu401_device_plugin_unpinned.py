@@ -74,6 +74,7 @@ rule = Rule(
     Severity.WARNING,
     "The device plugin or GFD image has no tag or uses latest.",
     __doc__,
+    inputs=recognise.MENTIONED,  # a plugin, GFD or operator input
 )
 
 

@@ -56,6 +56,7 @@ rule = Rule(
     "A MIG strategy other than none, single or mixed; the device plugin crash-loops.",
     __doc__,
     fix="safe",
+    inputs=recognise.MENTIONED,  # a plugin, GFD or operator input
 )
 
 

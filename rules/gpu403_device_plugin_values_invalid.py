@@ -60,6 +60,7 @@ rule = Rule(
     Severity.WARNING,
     "A device plugin chart value the chart never reads, or of the wrong type.",
     __doc__,
+    inputs=recognise.MENTIONED,  # a plugin, GFD or operator input
 )
 
 

@@ -65,6 +65,7 @@ rule = Rule(
     Severity.ERROR,
     "The device plugin config file is invalid, or has settings the plugin ignores.",
     __doc__,
+    inputs=recognise.MENTIONED,  # a plugin, GFD or operator input
 )
 
 

@@ -85,6 +85,7 @@ rule = Rule(
     Severity.NOTE,
     "A device plugin container without CPU and memory requests and a memory limit.",
     __doc__,
+    inputs=recognise.MENTIONED,  # a plugin, GFD or operator input
 )
 
 NEEDED = (("requests", "cpu"), ("requests", "memory"), ("limits", "memory"))

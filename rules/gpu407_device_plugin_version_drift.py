@@ -103,6 +103,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from gpulint.model.nvidia import recognise
 from gpulint.rules import facts
 from gpulint.rules.api import Context, Report, Rule, Severity
 
@@ -112,6 +113,7 @@ rule = Rule(
     Severity.WARNING,
     "The linted files deploy different device plugin versions.",
     __doc__,
+    inputs=recognise.MENTIONED,  # a plugin, GFD or operator input
 )
 
 

@@ -318,7 +318,8 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     files = 0
     targets = list(targets)
     ctx.idle, absent = quiet_rules(ctx.rules, targets)
-    ready(ctx, absent)
+    # --values-for makes any YAML a chart's values: no text of the input says so.
+    ready(ctx, frozenset() if ctx.settings.values_for else absent)
     ctx.profile = build_profile(ctx.settings, targets)
     ctx.project = identify(ctx.settings.linted_paths, targets)
     if ctx.settings.verbose:

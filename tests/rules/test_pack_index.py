@@ -158,3 +158,12 @@ def test_a_stub_whose_module_lost_its_rule_names_the_fix(indexed_pack):
     del sys.modules["idxpack.team201_claims"]  # imported to write the index
     with pytest.raises(LookupError, match="pack index is stale .*scripts/rule_index.py"):
         resolved(stub)
+
+
+def test_with_values_for_every_rule_loads_whatever_the_text(tmp_path):
+    # `image.tag: latest` names no device plugin: only --values-for makes it the chart's values.
+    values = "image:\n  tag: latest\n"
+    assert not default_registry().get("GPU401").input_pattern().search(values.encode())
+    assert lint(tmp_path, values, name="values.yaml") == []
+    found = lint(tmp_path, values, "--values-for", "nvidia-device-plugin", name="values.yaml")
+    assert [(f["code"], f["line"], f["column"]) for f in found] == [("GPU401", 2, 8)]

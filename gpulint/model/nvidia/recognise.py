@@ -8,6 +8,7 @@ name (``nvidia-device-plugin:``, ``gpu-operator:``). ``--values-for CHART``
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from gpulint.config.settings import Settings
@@ -17,6 +18,20 @@ DEVICE_PLUGIN_CHART = "nvidia-device-plugin"
 OPERATOR_CHART = "gpu-operator"
 PLUGIN_CONFIG = "device-plugin-config"
 CHARTS = (DEVICE_PLUGIN_CHART, OPERATOR_CHART)
+
+# Text that every input the device plugin and GPU Operator rules (GPU401-407) read holds:
+# the plugin's and GFD's image names, the chart names, the plugin flags (migStrategy,
+# failOnInitError, ...), a config's flags/sharing, the operator's component keys
+# (devicePlugin, driver, toolkit, dcgm, migManager, validator, ...) and ClusterPolicy.
+# What place() and the image checks below recognise cannot be written without one of
+# these; a run where no input holds one need not load those rules (Rule.inputs). With
+# --values-for, any YAML is the chart's values, so the engine loads them regardless.
+MENTIONED = re.compile(
+    rb"(?i)device-?plugin|feature-discovery|gfd|mig|flags|sharing|driver|toolkit|dcgm|validator"
+    rb"|vgpu|vfio|sandbox|katamanager|ccmanager|clusterpolicy|gpucluster|gpu-operator"
+    rb"|nodestatusexporter|failoninit|compatwithcpumanager|devicelist|deviceid|gdrcopy"
+    rb"|gdsenabled|mofed|devicediscovery|nvidiadriverroot|nvidiadevroot"
+)
 
 # Top-level keys of the device plugin's config file (api/config/v1).
 CONFIG_KEYS = frozenset({"version", "flags", "resources", "sharing", "imex"})
