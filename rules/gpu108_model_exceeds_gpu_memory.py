@@ -97,6 +97,7 @@ more memory. Where the weights only just fit, limiting the context length
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model.model_fit import GB, Fit, model_fits
@@ -108,6 +109,8 @@ rule = Rule(
     Severity.ERROR,
     "A served model's weights exceed (or all but fill) the memory of the GPUs that hold it.",
     __doc__,
+    # the serving engines it knows, by image or command (model_weights._engine)
+    inputs=re.compile(rb"(?i)vllm|sglang|text-generation"),
 )
 
 
