@@ -21,7 +21,7 @@ from gpulint.engine.workers import cpu_count
 from gpulint.findings import RunResult, Severity, printable
 from gpulint.inputs import discover as discovery
 from gpulint.inputs import units
-from gpulint.report import write
+from gpulint.report import SHOWS_FIXES, write
 from gpulint.report.outputs import OutputError, write_file, write_stdout
 from gpulint.rules.registry import default_registry
 
@@ -125,6 +125,7 @@ def check(options: argparse.Namespace) -> None:
         render=render_flags.given(options),
         values_for=options.values_for,
         only_manifests=options.only_manifests,
+        fix_details=fix_options.requested(options) or bool(SHOWS_FIXES & set(formats)),
     )
     setup.apply(settings)
     walked: list[str] = []  # links not followed out of a folder

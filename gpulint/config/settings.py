@@ -136,4 +136,8 @@ class Settings:
     values_for: str | None = None
     # Skip named files that do not parse and are no manifest, as a walk does (pre-commit).
     only_manifests: bool = False
+    # Work out each fixable finding's edits (Finding.fix): the fixer and the JSON and SARIF
+    # reports read them. The command line turns it off when nothing will (start-up: the
+    # edit machinery, gpulint/fix/attach.py and its imports, is ~5 ms of a one-file run).
+    fix_details: bool = True
     cluster: ClusterOptions = field(default_factory=ClusterOptions)

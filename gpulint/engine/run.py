@@ -15,8 +15,7 @@ from typing import Any
 from gpulint.config.settings import Settings
 from gpulint.engine.workers import lint_all
 from gpulint.filter import suppress
-from gpulint.findings import Finding, HeldBack, InputError, RuleInfo, RunResult
-from gpulint.fix.attach import fix_info
+from gpulint.findings import Finding, FixInfo, HeldBack, InputError, RuleInfo, RunResult
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import quiet_rules
 from gpulint.inputs.profile_scan import build_profile
@@ -70,8 +69,8 @@ def make_finding(
             report = replace(report, container=named)
     # A finding inside a pod an operator assembles points at what the author wrote; a fix
     # built for the assembled container's paths would edit the wrong place, so none is offered.
-    offered = report.fix if real == written else None
-    fix = None if offered is None else fix_info(doc, prefix, offered, rule.fix)
+    offered = report.fix if real == written and settings.fix_details else None
+    fix = None if offered is None else _fix_info(doc, prefix, offered, rule.fix)
     if report.anchor is None:
         path = prefix + real
         location, pointer, template, at_template, value = place_with_value(doc, path, report.at)
@@ -186,6 +185,14 @@ def _shape_of(value: Any) -> str:
     if isinstance(value, int | float):
         return "a number"
     return "a string" if isinstance(value, str) else "a scalar"
+
+
+def _fix_info(doc: Document, prefix: tuple, fix: Any, declared: str | None) -> FixInfo:
+    # Only when a fix's edits are wanted (Settings.fix_details): LAZY in
+    # tests/project/test_import_contract.py, ~5 ms of a one-file run's start-up.
+    from gpulint.fix.attach import fix_info
+
+    return fix_info(doc, prefix, fix, declared)
 
 
 def ready(ctx: Context, absent: frozenset[str] | None = None) -> None:

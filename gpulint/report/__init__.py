@@ -8,6 +8,8 @@ from typing import TextIO
 from gpulint.findings import RunResult
 
 FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit")
+# The formats that show a finding's fix (its edits); the others say nothing of fixes.
+SHOWS_FIXES = frozenset({"json", "sarif"})
 
 
 def render(fmt: str, result: RunResult, color: bool = False) -> str:

@@ -138,6 +138,7 @@ LAZY: dict[tuple[str, str], str] = {
     # --cluster/--pods; the pack's cluster rules import them when Nodes are in the run.
     ("gpulint.validate.schema", "difflib"): "difflib (heapq): ~1 ms, only to suggest a name",
     ("gpulint.fix.helpers", "difflib"): "difflib: only to suggest a name",
+    ("gpulint.engine.run", "gpulint.fix.attach"): "~5 ms: only when fixes' edits are wanted",
     ("gpulint.cli.main", "gpulint.inputs.cluster"): "~4 ms, only with --cluster/--pods",
     ("gpulint.cli.rule_commands", "shutil"): "shutil (bz2, lzma): ~2 ms, `rules` on a tty",
     ("gpulint.cli.rule_commands", "textwrap"): "textwrap: ~1 ms, `gpulint rules` only",
