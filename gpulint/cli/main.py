@@ -284,6 +284,11 @@ def cli(argv: Sequence[str] | None = None) -> NoReturn:
 
 def main() -> None:
     """Console entry point: no traceback reaches the user unless asked for (--debug)."""
+    # What is alive now is the modules' state, kept for the whole process: frozen, it is
+    # left out of the collections the run triggers (a full one scans every object; a few
+    # ms of a one-file run, issue 12). The console process only: a library caller keeps
+    # its collector as it was.
+    gc.freeze()
     try:
         cli()
     except SystemExit:
