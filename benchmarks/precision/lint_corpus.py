@@ -1,11 +1,19 @@
-"""Run gpulint on each repository folder of the corpus, as its owners would."""
+"""Run gpulint on each repository folder of the corpus, as its owners would.
+
+Owners lint their git checkout: by default each folder is linted as a copy with the
+``.git/config`` of a clone of its source repository (INDEX.tsv's ``source_repo``), the
+one fact of a checkout the corpus does not carry (``run.py --as-folders``: the bare
+folders).
+"""
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +48,7 @@ class RepoRun:
     input_errors: list[str] = field(default_factory=list)
     failure: str | None = None  # gpulint crashed or printed no JSON
     tool_version: str = "?"
+    as_clone: bool = False  # linted as a copy with its source repository's git remote
 
 
 def default_gpulint() -> str:
@@ -59,7 +68,42 @@ def clean_path(path: str) -> str:
     return path[2:] if path.startswith("./") else path
 
 
-def lint(gpulint: str, repo_dir: Path) -> RepoRun:
+def origins(corpus: Path) -> dict[str, str]:
+    """Each repository folder's GitHub ``owner/repo``, from the corpus's INDEX.tsv."""
+    index = corpus / "INDEX.tsv"
+    if not index.is_file():
+        return {}
+    found: dict[str, str] = {}
+    with index.open(encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle, delimiter="\t"):
+            folder = row["path"].split("/", 1)[0]
+            found.setdefault(folder, row["source_repo"])
+    return found
+
+
+def as_clone(repo_dir: Path, origin: str, work: Path) -> Path:
+    """A copy of ``repo_dir`` with the ``.git/config`` of a clone of ``origin``: what the
+    owners lint is their checkout, whose remote says which images are their own (GPU302;
+    gpulint/inputs/project_scan.py). The corpus itself holds the files only."""
+    copy = work / repo_dir.name
+    shutil.copytree(repo_dir, copy, symlinks=True)
+    git = copy / ".git"
+    git.mkdir()
+    (git / "config").write_text(
+        f'[remote "origin"]\n\turl = https://github.com/{origin}.git\n'
+        "\tfetch = +refs/heads/*:refs/remotes/origin/*\n",
+        encoding="utf-8",
+    )
+    return copy
+
+
+def lint(gpulint: str, repo_dir: Path, origin: str | None = None) -> RepoRun:
+    """Lint one repository folder; with ``origin``, a copy of it as a clone of that repository."""
+    if origin is not None:
+        with tempfile.TemporaryDirectory() as work:
+            run = lint(gpulint, as_clone(repo_dir, origin, Path(work)))
+        run.as_clone = True
+        return run
     started = time.perf_counter()
     run = RepoRun(repo=repo_dir.name, seconds=0.0)
     try:

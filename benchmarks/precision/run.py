@@ -24,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 from judged import UNJUDGED, VERDICTS, Key, Row, TableError, format_key, read_table, write_table
-from lint_corpus import Finding, RepoRun, default_gpulint, lint, repositories
+from lint_corpus import Finding, RepoRun, default_gpulint, lint, origins, repositories
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parents[1]
@@ -85,7 +85,16 @@ def environment_line(runs: list[RepoRun]) -> str:
         f"{name} {'found' if shutil.which(name) else 'absent'}"
         for name in ("helm", "kustomize", "kubectl")
     )
-    return f"gpulint {versions}; on PATH: {tools} (charts are rendered only where helm is found)."
+    cloned = sum(run.as_clone for run in runs)
+    how = (
+        "each repository linted as a clone of its source (INDEX.tsv's git remote)"
+        if cloned == len(runs)
+        else f"{cloned} of {len(runs)} repositories linted as clones, the others as bare folders"
+    )
+    return (
+        f"gpulint {versions}; on PATH: {tools} (charts are rendered only where helm is found); "
+        f"{how}."
+    )
 
 
 def summary(runs: list[RepoRun], table: dict[Key, Row]) -> str:
@@ -197,6 +206,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--check", action="store_true", help="exit 1 on an unjudged finding or a judged-wrong one"
     )
+    parser.add_argument(
+        "--as-folders",
+        action="store_true",
+        help="lint the bare folders (default: each as a clone of its source repository, "
+        "with the git remote a checkout has)",
+    )
     return parser.parse_args(argv)
 
 
@@ -221,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     started = time.perf_counter()
-    runs = [lint(gpulint, repo) for repo in repos]
+    remotes = {} if args.as_folders else origins(args.corpus)
+    runs = [lint(gpulint, repo, remotes.get(repo.name)) for repo in repos]
     elapsed = time.perf_counter() - started
 
     report, unjudged, wrong_firing = changes(runs, table, {run.repo for run in runs})
