@@ -23,7 +23,8 @@ from _timing import load  # noqa: E402
 from generate import generate  # noqa: E402
 
 from gpulint.config.settings import Settings  # noqa: E402
-from gpulint.engine.run import build_context, run  # noqa: E402
+from gpulint.engine.context import build_context  # noqa: E402
+from gpulint.engine.run import run  # noqa: E402
 from gpulint.inputs.discover import discover  # noqa: E402
 from gpulint.inputs.profile_scan import build_profile  # noqa: E402
 

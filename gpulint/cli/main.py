@@ -16,7 +16,8 @@ from gpulint.cli import render_options as render_flags
 from gpulint.cli.check_options import check_parser
 from gpulint.cli.option_groups import Parser, UsageError
 from gpulint.config.settings import Settings
-from gpulint.engine.run import DEBUG_HINT, build_context, run
+from gpulint.engine.context import build_context
+from gpulint.engine.run import DEBUG_HINT, run
 from gpulint.engine.workers import cpu_count
 from gpulint.findings import RunResult, Severity, printable
 from gpulint.inputs import discover as discovery

@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 from gpulint.config.settings import Settings
+from gpulint.engine.context import ready
 from gpulint.engine.workers import lint_all
 from gpulint.filter import suppress
 from gpulint.findings import Finding, FixInfo, HeldBack, InputError, RuleInfo, RunResult
@@ -32,7 +33,7 @@ from gpulint.record import field, record, replace
 from gpulint.report import rule_pages
 from gpulint.report.held import detail_lines
 from gpulint.rules.anchor import Anchor
-from gpulint.rules.registry import Registry, builtin_rules, default_registry, resolved
+from gpulint.rules.registry import builtin_rules
 from gpulint.rules.rule import Context, Report, Rule
 from gpulint.yaml import toml_tree
 from gpulint.yaml.parse import Document, documents
@@ -195,18 +196,6 @@ def _fix_info(doc: Document, prefix: tuple, fix: Any, declared: str | None) -> F
     return fix_info(doc, prefix, fix, declared)
 
 
-def ready(ctx: Context, absent: frozenset[str] | None = None) -> None:
-    """Give ``ctx`` its rules with their hooks: the pack index's rules are resolved (their
-    modules imported), except the ``absent`` ones (kept in ``ctx.absent``), which cannot
-    report on the run's inputs: they stay as the index describes them, without hooks
-    (start-up: their modules are never imported)."""
-    if absent is not None:
-        ctx.absent = absent
-    skip = ctx.absent
-    if any(rule.module is not None and rule.code not in skip for rule in ctx.rules):
-        ctx.rules = [rule if rule.code in skip else resolved(rule) for rule in ctx.rules]
-
-
 def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     ready(ctx)  # a context from build_context, used without run() (the fixer, tests)
     errors: list[InputError] = []
@@ -290,16 +279,6 @@ def _lint_target(target: Target, ctx: Context, readers: Readers) -> FileResult:
             source.meta["skip_if_not_manifest"] = True
         lint_source(ctx, source, result)
     return result
-
-
-def build_context(settings: Settings, registry: Registry | None = None) -> Context:
-    registry = registry or default_registry()
-    return Context(
-        settings,
-        registry.select(settings.select, settings.ignore),
-        known_codes=frozenset(r.code for r in registry),
-        known_names=frozenset(r.name for r in registry),
-    )
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:

@@ -15,7 +15,8 @@ import types
 from collections import Counter
 
 from gpulint.config.settings import Settings
-from gpulint.engine.run import build_context, lint_target
+from gpulint.engine.context import build_context
+from gpulint.engine.run import lint_target
 from gpulint.inputs.discover import Target
 from gpulint.rules.registry import default_registry
 from tests.helpers import RULES, example_name

@@ -9,7 +9,8 @@ from functools import partial
 from pathlib import Path
 
 from gpulint.config.settings import Settings
-from gpulint.engine.run import build_context, lint_target, run
+from gpulint.engine.context import build_context
+from gpulint.engine.run import lint_target, run
 from gpulint.inputs.discover import Target
 from gpulint.inputs.readers import PLAIN
 from gpulint.inputs.render.targets import READERS

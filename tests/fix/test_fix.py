@@ -11,7 +11,8 @@ import os
 from pathlib import Path
 
 from gpulint.config.settings import Settings
-from gpulint.engine.run import FileResult, build_context, lint_source
+from gpulint.engine.context import build_context
+from gpulint.engine.run import FileResult, lint_source
 from gpulint.findings import Severity
 from gpulint.fix.attach import NOT_FROM_A_FILE
 from gpulint.fix.fixer import fix_file

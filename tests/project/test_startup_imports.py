@@ -41,7 +41,7 @@ DEFERRED = (
     "tomli",
     "signal",  # only when a pool starts
     "gpulint.inputs.cluster",  # only with --cluster/--pods
-    "ruamel.yaml.main",  # ruamel.yaml's front end (YAML, loaders, dumpers): gpulint/yaml/__init__.py
+    "ruamel.yaml.main",  # ruamel.yaml's front end: gpulint/yaml/__init__.py defers it
     "gpulint.fix.attach",  # a fix's edits only for --fix/--diff, JSON and SARIF
     "gpulint.model.scheduler",  # only for the cluster rules, with Nodes in the run
     "gpulint.rules.builtin.gpu311_containerd_nvidia_runtime_missing",  # no containerd config

@@ -10,7 +10,8 @@ import pytest
 
 from gpulint.config.file import ConfigError, load_config, rule_options
 from gpulint.config.settings import Settings
-from gpulint.engine.run import build_context, run
+from gpulint.engine.context import build_context
+from gpulint.engine.run import run
 from gpulint.inputs.discover import Target
 from gpulint.rules.api import Context, Option, Report, Resource, Rule, Severity
 from gpulint.rules.registry import Registry, default_registry
