@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from gpulint.cli import main as cli_main
-from gpulint.engine import run as engine
+from gpulint.engine import context as engine_context
 from gpulint.findings import Severity
 from gpulint.rules.registry import Report, Rule
 from tests.helpers import KNOWN_CLUSTER, MALFORMED_LIMITS, run_cli
@@ -55,7 +55,7 @@ def test_one_rule_crash_is_that_rules_internal_error_and_the_others_run(tmp_path
         yield Report(("metadata",), "first")
         raise TypeError("secret document text")
 
-    real = engine.build_context
+    real = engine_context.build_context
 
     def with_boom(settings, registry=None):
         ctx = real(settings, registry)
@@ -655,7 +655,7 @@ def test_no_message_outgrows_the_bound(tmp_path, monkeypatch):
     def _check(resource, ctx):
         yield Report(("metadata",), "value " + "v" * 100_000 + " end")
 
-    real = engine.build_context
+    real = engine_context.build_context
     monkeypatch.setattr(
         cli_main,
         "build_context",
