@@ -71,6 +71,7 @@ GPU metrics from DCGM exporter rather than holding a GPU of its own.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model.gpu import gpu_entries
@@ -83,6 +84,7 @@ rule = Rule(
     Severity.WARNING,
     "An init container or sidecar requests GPUs, which the pod then holds beyond its app's needs.",
     __doc__,
+    inputs=re.compile(rb"initContainers"),  # init containers and restartable sidecars
 )
 
 

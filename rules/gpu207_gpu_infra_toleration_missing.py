@@ -102,6 +102,7 @@ cluster's GPU taint key) to the DaemonSet's pod template.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model.gpu_use import image_vendor, taint_keys_for
@@ -116,6 +117,7 @@ rule = Rule(
     Severity.WARNING,
     "A GPU infrastructure DaemonSet does not tolerate the GPU taint; it never runs on GPU nodes.",
     __doc__,
+    inputs=re.compile(rb"DaemonSet"),  # it checks DaemonSets only
 )
 
 

@@ -56,6 +56,7 @@ on `Always`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.fix import helpers
@@ -71,6 +72,7 @@ rule = Rule(
     "A GPU container pulls its multi-gigabyte image on every start (imagePullPolicy: Always).",
     __doc__,
     fix="unsafe",
+    inputs=re.compile(rb"Always"),  # imagePullPolicy: Always
 )
 
 
