@@ -16,13 +16,10 @@ from __future__ import annotations
 import os
 
 from gpulint.findings import Location
-from gpulint.inputs.discover import display_path
 from gpulint.inputs.render import kustomization_file
-from gpulint.inputs.render.kustomize_refs import refs_of
-from gpulint.inputs.sources import Source, decode
+from gpulint.inputs.render.kustomize_refs import load_document, refs_of
 from gpulint.model.images import TagOverride
 from gpulint.yaml import positions
-from gpulint.yaml.parse import parse
 
 
 def tag_overrides(folder: str) -> tuple[TagOverride, ...]:
@@ -44,17 +41,10 @@ def tag_overrides(folder: str) -> tuple[TagOverride, ...]:
 
 
 def _entries(kfile: str) -> list[TagOverride]:
-    try:
-        with open(kfile, "rb") as handle:
-            source = decode(display_path(kfile), handle.read())
-    except OSError:
+    doc = load_document(kfile)
+    if doc is None:
         return []
-    if not isinstance(source, Source):
-        return []
-    docs, _errors = parse(source)
-    if not docs or not isinstance(docs[0].data, dict):
-        return []
-    images = docs[0].data.get("images")
+    images = doc.data.get("images")
     found = []
     for i, entry in enumerate(images if isinstance(images, list) else []):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
@@ -64,6 +54,6 @@ def _entries(kfile: str) -> list[TagOverride]:
             continue
         new_name = entry.get("newName")
         name = new_name if isinstance(new_name, str) else str(entry["name"])
-        span, _depth = positions.resolve(docs[0].node, ("images", i, "newTag"))
-        found.append(TagOverride(name, str(tag), Location(source.path, *span)))
+        span, _depth = positions.resolve(doc.node, ("images", i, "newTag"))
+        found.append(TagOverride(name, str(tag), Location(doc.source.path, *span)))
     return found

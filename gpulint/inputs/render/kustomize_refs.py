@@ -16,7 +16,7 @@ from gpulint.inputs.discover import display_path
 from gpulint.inputs.render import kustomization_file
 from gpulint.inputs.sources import Source, decode
 from gpulint.record import field, record
-from gpulint.yaml.parse import parse
+from gpulint.yaml.parse import Document, parse
 
 # Fields whose entries are paths, files or folders (kustomize's types.Kustomization).
 _PATH_LISTS = (
@@ -46,17 +46,23 @@ class Refs:
     is_component: bool = False
 
 
-def load_spec(path: str) -> dict:
-    """The kustomization file's mapping; empty when it cannot be read or parsed."""
+def load_document(path: str) -> Document | None:
+    """The kustomization file's first document; None when it cannot be read or parsed."""
     try:
         with open(path, "rb") as handle:
             source = decode(display_path(path), handle.read())
     except OSError:
-        return {}
+        return None
     if not isinstance(source, Source):
-        return {}
+        return None
     docs, _errors = parse(source)
-    return docs[0].data if docs and isinstance(docs[0].data, dict) else {}
+    return docs[0] if docs and isinstance(docs[0].data, dict) else None
+
+
+def load_spec(path: str) -> dict:
+    """The kustomization file's mapping; empty when it cannot be read or parsed."""
+    doc = load_document(path)
+    return doc.data if doc is not None else {}
 
 
 def refs_of(folder: str) -> Refs:

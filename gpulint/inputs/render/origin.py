@@ -15,6 +15,7 @@ from typing import Any
 from gpulint.findings import Location
 from gpulint.inputs.discover import display_path
 from gpulint.inputs.render import kustomization_file
+from gpulint.inputs.render.kustomize_refs import load_spec
 from gpulint.inputs.sources import Source, decode
 from gpulint.yaml import positions
 from gpulint.yaml.parse import Document, parse
@@ -217,15 +218,7 @@ def _patches_of(folder: str, seen: set[str]) -> list[str]:
     if real in seen or kfile is None or len(seen) > 50:
         return []
     seen.add(real)
-    try:
-        with open(kfile, "rb") as handle:
-            source = decode(display_path(kfile), handle.read())
-    except OSError:
-        return []
-    if not isinstance(source, Source):
-        return []
-    docs, _errors = parse(source)
-    spec = docs[0].data if docs and isinstance(docs[0].data, dict) else {}
+    spec = load_spec(kfile)
     found: list[str] = []
     for entry in spec.get("patches") or []:
         if isinstance(entry, dict) and isinstance(entry.get("path"), str):
