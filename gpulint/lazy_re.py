@@ -38,6 +38,11 @@ class LazyPattern(Generic[AnyStr]):
     def pattern(self) -> AnyStr:
         return self._source
 
+    @property
+    def flags(self) -> int:
+        """The flags given (not, as re.Pattern.flags, with those the pattern sets inline)."""
+        return self._flags
+
     def search(self, text: AnyStr, pos: int = 0, endpos: int = _END) -> re.Match[AnyStr] | None:
         return self.compiled.search(text, pos, endpos)
 
@@ -68,3 +73,48 @@ class LazyPattern(Generic[AnyStr]):
 def lazy(source: AnyStr, flags: int = 0) -> LazyPattern[AnyStr]:
     """A pattern compiled on first use (see the module docstring)."""
     return LazyPattern(source, flags)
+
+
+# A pattern that is only literals joined by `|` (`io\.containerd\.|SET_AS_DEFAULT`,
+# `(?i)shar`) is decided by substring tests, without compiling it.
+_META = frozenset(b"[](){}*+?^$.\\|")
+
+
+def _literals(source: bytes) -> tuple[tuple[bytes, ...], bool] | None:
+    """(alternatives, case-insensitive) of a pattern made of literals only, else None."""
+    folded = source.startswith(b"(?i)")
+    body = source[4:] if folded else source
+    alternatives, current, escaped = [], bytearray(), False
+    for byte in body:
+        if escaped:
+            if byte not in _META:
+                return None  # \b, \d, \s...: a real regular expression
+            current.append(byte)
+            escaped = False
+        elif byte == 0x5C:  # backslash
+            escaped = True
+        elif byte == 0x7C:  # |
+            alternatives.append(bytes(current))
+            current = bytearray()
+        elif byte in _META:
+            return None
+        else:
+            current.append(byte)
+    if escaped:
+        return None
+    alternatives.append(bytes(current))
+    if not all(alternatives):
+        return None
+    return tuple(a.lower() for a in alternatives) if folded else tuple(alternatives), folded
+
+
+def occurs(pattern: re.Pattern[bytes] | LazyPattern[bytes], data: bytes) -> bool:
+    """Whether ``pattern`` matches somewhere in ``data``; a lazy pattern of plain literals
+    (flags none, or only ``(?i)`` written in it) is decided without being compiled."""
+    if isinstance(pattern, LazyPattern) and pattern._compiled is None and not pattern._flags:
+        found = _literals(pattern._source)
+        if found is not None:
+            alternatives, folded = found
+            text = data.lower() if folded else data
+            return any(alternative in text for alternative in alternatives)
+    return pattern.search(data) is not None

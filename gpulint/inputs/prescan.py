@@ -24,9 +24,11 @@ from typing import TypeVar
 from gpulint.findings import InputError
 from gpulint.inputs.discover import Target
 from gpulint.inputs.sources import read_bytes
+from gpulint.lazy_re import LazyPattern, occurs
 from gpulint.rules.registry import Rule
 
 K = TypeVar("K", bound=Hashable)
+BytesPattern = re.Pattern[bytes] | LazyPattern[bytes]
 _WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # also the start of UTF-32's
 
 
@@ -35,7 +37,7 @@ def quiet_rules(rules: Iterable[Rule], targets: Sequence[Target]) -> tuple[froze
     the run matches (their collectors need not run), and of those whose ``inputs``
     pattern none matches (they cannot report: a built-in one's module need not even be
     imported, rules/pack_index.py). One read of the inputs for both."""
-    patterns: dict[tuple[str, str], re.Pattern[bytes]] = {}
+    patterns: dict[tuple[str, str], BytesPattern] = {}
     for rule in rules:
         if rule.collect_when is not None:
             patterns["idle", rule.code] = rule.collect_when
@@ -53,7 +55,9 @@ def idle_rules(rules: Iterable[Rule], targets: Sequence[Target]) -> frozenset[st
     return quiet_rules(rules, targets)[0]
 
 
-def unmatched(patterns: dict[K, re.Pattern[bytes]], targets: Sequence[Target]) -> frozenset[K]:
+def unmatched(
+    patterns: dict[K, re.Pattern[bytes] | LazyPattern[bytes]], targets: Sequence[Target]
+) -> frozenset[K]:
     """The keys of ``patterns`` that no input matches (none, when some input cannot be
     read as bytes here: then nothing is ruled out)."""
     waiting = dict(patterns)
@@ -64,7 +68,7 @@ def unmatched(patterns: dict[K, re.Pattern[bytes]], targets: Sequence[Target]) -
         if data is None:
             return frozenset()  # cannot tell: every rule collects
         for code, pattern in list(waiting.items()):
-            if pattern.search(data):
+            if occurs(pattern, data):
                 del waiting[code]
     return frozenset(waiting)
 

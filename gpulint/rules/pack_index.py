@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from gpulint.findings import Severity
+from gpulint.lazy_re import LazyPattern, lazy
 from gpulint.rules.options import Option
 from gpulint.rules.rule import Rule
 
@@ -156,13 +157,17 @@ def _option(entry: dict[str, Any]) -> Option:
     return Option(entry["name"], _TYPES[entry["type"]], default, entry["doc"], entry["constraints"])
 
 
-def _pattern_entry(pattern: re.Pattern[bytes] | None) -> dict[str, Any] | None:
+def _pattern_entry(pattern: re.Pattern[bytes] | LazyPattern[bytes] | None) -> dict[str, Any] | None:
     if pattern is None:
         return None
     return {"pattern": pattern.pattern.decode("latin-1"), "flags": pattern.flags}
 
 
-def _pattern(entry: dict[str, Any] | None) -> re.Pattern[bytes] | None:
+def _pattern(entry: dict[str, Any] | None) -> LazyPattern[bytes] | None:
+    """The pattern, compiled only if the prescan needs more than substring tests (lazy_re)."""
     if entry is None:
         return None
-    return re.compile(entry["pattern"].encode("latin-1"), entry["flags"])
+    source, flags = entry["pattern"].encode("latin-1"), entry["flags"]
+    if source.startswith(b"(?i)"):
+        flags &= ~re.IGNORECASE  # the inline (?i) says it: re reports it among the flags
+    return lazy(source, flags)

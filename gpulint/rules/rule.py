@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from gpulint.config.settings import Settings
 from gpulint.findings import Finding, FixInfo, Related, RuleInfo, Severity, bounded
+from gpulint.lazy_re import LazyPattern
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.project import Project
 from gpulint.model.resource import Resource
@@ -160,7 +161,7 @@ class Rule:
     check_directives: DirectiveCheck | None = None
     # Collect only when some input of the run matches (the partner objects the
     # decision needs, such as Nodes; see prescan.py). None: always collect.
-    collect_when: re.Pattern[bytes] | None = None
+    collect_when: re.Pattern[bytes] | LazyPattern[bytes] | None = None
     options: tuple[Option, ...] = ()
     # Whether its reports carry fixes: "safe" (--fix), "unsafe" (--unsafe-fixes) or None.
     fix: str | None = None
@@ -168,7 +169,7 @@ class Rule:
     # cannot be written without (a containerd config, a Node, a DRA object). A built-in
     # rule's module is then not even imported for other runs (start-up, pack_index.py).
     # None: any input.
-    inputs: re.Pattern[bytes] | None = None
+    inputs: re.Pattern[bytes] | LazyPattern[bytes] | None = None
     # For a rule read from the pack index: the module that defines it, imported (with
     # the rule's hooks) only when a run needs them (pack_index.resolved). None: the rule
     # itself, hooks and all.
@@ -186,7 +187,7 @@ class Rule:
             raise ValueError(f"{self.code}: an option is declared twice ({', '.join(names)})")
         self.doc = cleandoc(self.doc or "")
 
-    def input_pattern(self) -> re.Pattern[bytes] | None:
+    def input_pattern(self) -> re.Pattern[bytes] | LazyPattern[bytes] | None:
         """``inputs``; else, for a rule that only collects (no check hooks), its
         ``collect_when``: where nothing matches it collects nothing, so it reports nothing."""
         if self.inputs is not None:

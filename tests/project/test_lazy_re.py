@@ -44,3 +44,29 @@ def test_importing_the_model_compiles_none_of_its_lazy_patterns():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["None", "None"]
+
+
+def test_a_pattern_of_literals_is_decided_by_substrings_without_compiling():
+    from gpulint.lazy_re import occurs
+
+    cases = [
+        (rb"io\.containerd\.|SET_AS_DEFAULT", b'[plugins."io.containerd.grpc"]', True),
+        (rb"io\.containerd\.|SET_AS_DEFAULT", b"io-containerd", False),  # \. is a dot
+        (rb"(?i)shar", b"nvidia.com/gpu.SHARED", True),
+        (rb"(?i)shar", b"nvidia.com/gpu", False),
+        (rb"\$", b"value: ${X}", True),
+    ]
+    for source, data, expected in cases:
+        made = lazy(source)
+        assert occurs(made, data) is expected, source
+        assert made._compiled is None  # decided without re
+        assert occurs(re.compile(source), data) is expected  # what re says
+
+
+def test_a_real_regular_expression_is_compiled_and_searched():
+    from gpulint.lazy_re import occurs
+
+    word = lazy(rb"RuntimeClass\b")
+    assert occurs(word, b"kind: RuntimeClass\n") and not occurs(word, b"runtimeClassName")
+    assert word._compiled is not None
+    assert occurs(lazy(rb"kind:\s*Node"), b"kind:   Node")

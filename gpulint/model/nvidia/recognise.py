@@ -27,7 +27,7 @@ CHARTS = (DEVICE_PLUGIN_CHART, OPERATOR_CHART)
 # these; a run where no input holds one need not load those rules (Rule.inputs). With
 # --values-for, any YAML is the chart's values, so the engine loads them regardless.
 MENTIONED = re.compile(
-    rb"(?i)device-?plugin|feature-discovery|gfd|mig|flags|sharing|driver|toolkit|dcgm|validator"
+    rb"(?i)device-plugin|deviceplugin|feature-discovery|gfd|mig|flags|sharing|driver|toolkit|dcgm|validator"
     rb"|vgpu|vfio|sandbox|katamanager|ccmanager|clusterpolicy|gpucluster|gpu-operator"
     rb"|nodestatusexporter|failoninit|compatwithcpumanager|devicelist|deviceid|gdrcopy"
     rb"|gdsenabled|mofed|devicediscovery|nvidiadriverroot|nvidiadevroot"
