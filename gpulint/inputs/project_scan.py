@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 
 from gpulint.findings import InputError
 from gpulint.inputs.discover import STDIN, Target, display_path
-from gpulint.inputs.sources import decode
+from gpulint.inputs.sources import decode, read_bytes
 from gpulint.model.project import Project, ProjectId, repository_path
 from gpulint.yaml.parse import documents
 
@@ -56,12 +56,9 @@ def identify(linted: Sequence[str], targets: Sequence[Target]) -> Project:
 
 
 def _bytes(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(_LIMIT + 1)
-    except OSError:
-        return None
-    return data if len(data) <= _LIMIT else None
+    # sources.read_bytes: regular files only (a FIFO named .git/config never blocks the run)
+    data = read_bytes(path)
+    return data if isinstance(data, bytes) and len(data) <= _LIMIT else None
 
 
 def _read(path: str) -> str | None:
@@ -70,19 +67,27 @@ def _read(path: str) -> str | None:
 
 
 def _git_roots(paths: Iterable[str]) -> dict[str, str | None]:
-    """Git root (a folder holding ``.git``) -> its git folder, for each linted path."""
+    """Git root (a folder holding ``.git``) -> its git folder, for each linted path. Each
+    folder is looked at once: pre-commit names hundreds of files in a few folders."""
     roots: dict[str, str | None] = {}
+    root_of: dict[str, str | None] = {}  # folder -> its git root, None outside git
     for path in paths:
-        folder = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
-        while True:
+        start = os.path.abspath(path if os.path.isdir(path) else os.path.dirname(path) or ".")
+        folder, walked = start, []
+        while folder not in root_of:
+            walked.append(folder)
             git = os.path.join(folder, ".git")
             if os.path.exists(git):
                 roots.setdefault(folder, _git_dir(git))
+                root_of[folder] = folder
                 break
             parent = os.path.dirname(folder)
             if parent == folder:
+                root_of[folder] = None
                 break
             folder = parent
+        for seen in walked:
+            root_of[seen] = root_of[folder]
     return roots
 
 
