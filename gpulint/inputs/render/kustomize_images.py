@@ -20,6 +20,7 @@ from gpulint.inputs.render import kustomization_file
 from gpulint.inputs.render.kustomize_refs import load_document, refs_of
 from gpulint.model.images import TagOverride
 from gpulint.yaml import positions
+from gpulint.yaml.parse import Document
 
 
 def tag_overrides(folder: str) -> tuple[TagOverride, ...]:
@@ -34,16 +35,14 @@ def tag_overrides(folder: str) -> tuple[TagOverride, ...]:
             continue
         seen.add(current)
         kfile = kustomization_file(current)
-        if kfile is not None:
-            found.extend(_entries(kfile))
-        queue.extend(refs_of(current).kustomizations)
+        doc = load_document(kfile) if kfile is not None else None
+        if doc is not None:
+            found.extend(_entries(doc))
+        queue.extend(refs_of(current, doc.data if doc else {}).kustomizations)  # read once
     return tuple(found)
 
 
-def _entries(kfile: str) -> list[TagOverride]:
-    doc = load_document(kfile)
-    if doc is None:
-        return []
+def _entries(doc: Document) -> list[TagOverride]:
     images = doc.data.get("images")
     found = []
     for i, entry in enumerate(images if isinstance(images, list) else []):

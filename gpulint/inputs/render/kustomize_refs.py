@@ -65,11 +65,13 @@ def load_spec(path: str) -> dict:
     return doc.data if doc is not None else {}
 
 
-def refs_of(folder: str) -> Refs:
-    """The local kustomizations and files the kustomization in ``folder`` names."""
+def refs_of(folder: str, spec: dict | None = None) -> Refs:
+    """The local kustomizations and files the kustomization in ``folder`` names (its
+    ``spec``, when the caller has read the file already)."""
     found = Refs()
-    kfile = kustomization_file(folder)
-    spec = load_spec(kfile) if kfile else {}
+    if spec is None:
+        kfile = kustomization_file(folder)
+        spec = load_spec(kfile) if kfile else {}
     found.is_component = spec.get("kind") == "Component"
     for field_name, entry in _entries(spec):
         if "\n" in entry or "://" in entry or entry.startswith(("git@", "github.com/")):
