@@ -170,9 +170,10 @@ def check(options: argparse.Namespace) -> None:
 
     result = lint()
     setup.finish(result)
+    not_written = 0  # files --fix did not write (each said): exit 2, as an unwritten output
     if fix_options.requested(options):
         chosen = fix_options.flags(options)
-        fixed, changed = fix_options.fix_files(result, ctx, verbose, chosen)
+        fixed, changed, not_written = fix_options.fix_files(result, ctx, verbose, chosen)
         if chosen["diff"]:
             _note_lines(fix_options.summary(fixed, result, verbose, chosen))
             sys.exit(EXIT_FINDINGS if changed else EXIT_OK)
@@ -183,7 +184,7 @@ def check(options: argparse.Namespace) -> None:
     if not any(f == "text" and i >= len(outputs) for i, f in enumerate(formats)):
         # the text report prints them; other formats do not
         _note_lines([f"gpulint: note: {printable(notice)}" for notice in result.notices])
-    sys.exit(exit_code(result, settings.fail_on))
+    sys.exit(EXIT_ERROR if not_written else exit_code(result, settings.fail_on))
 
 
 def _write_outputs(
