@@ -64,8 +64,8 @@ def refuse_overwrites(outputs: Iterable[tuple[str, str]], reads: Iterable[Read])
                     "are the same file; give each output its own file"
                 )
         checked.append(output)
-    if not checked:
-        return
+    if not any(output.links for output in checked):
+        return  # only new files: none of them can be an input
     for read in _unique(reads):
         for output in checked:
             if _overwrites(output, read):
@@ -146,17 +146,29 @@ def refuse_overwriting_inputs(
         outputs.append((options.write_baseline, "--write-baseline"))
     if not outputs:
         return  # nothing written but standard output: nothing to compare
-    reads = [*_reads_of(targets), *(Read(t.path, "a --cluster file") for t in inventory)]
+    refuse_overwrites(outputs, _reads(options, settings, config_path, targets, inventory))
+
+
+def _reads(
+    options: argparse.Namespace,
+    settings: Settings,
+    config_path: str | None,
+    targets: list[Target],
+    inventory: list[Target],
+) -> Iterator[Read]:
+    """Made only when an output exists already (a new file overwrites nothing): a
+    kustomization's members are read from its file."""
+    yield from _reads_of(targets)
+    yield from (Read(t.path, "a --cluster file") for t in inventory)
     if config_path:
-        reads.append(Read(config_path, "the config file"))
+        yield Read(config_path, "the config file")
     if settings.baseline_file:
-        reads.append(Read(settings.baseline_file, "the --baseline file"))
-    reads += [Read(path, "a --values file") for path in settings.render.values]
+        yield Read(settings.baseline_file, "the --baseline file")
+    yield from (Read(path, "a --values file") for path in settings.render.values)
     if settings.render.chart_dir:
-        reads.append(Read(settings.render.chart_dir, "the --chart-dir chart", whole=True))
+        yield Read(settings.render.chart_dir, "the --chart-dir chart", whole=True)
     if options.pods:
-        reads.append(Read(options.pods, "--pods", whole=os.path.isdir(options.pods)))
-    refuse_overwrites(outputs, reads)
+        yield Read(options.pods, "--pods", whole=os.path.isdir(options.pods))
 
 
 def _reads_of(targets: Iterable[Target]) -> Iterator[Read]:
