@@ -9,8 +9,10 @@ device and inode, so a symbolic or hard link to an input is that input; a file n
 there by its real path, against the other outputs. ``--fix`` rewrites inputs on purpose and
 is not an output here.
 
-A device or FIFO output (``/dev/stdout``, ``/dev/null``) is written in place and is never
-an input (inputs are regular files), so it is left alone.
+A device or FIFO output (``/dev/null``) or an open descriptor (``/dev/stdout``) is written
+in place and is never an input (inputs are regular files), so it is left alone. Any other
+symbolic link is refused: a scanned tree can hold ``gpulint.sarif -> ~/.bashrc`` (or a
+link to nothing) where the CI job writes its report.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from gpulint.inputs.discover import STDIN, Target, display_path
 from gpulint.inputs.render import kustomization_file
 from gpulint.inputs.render.kustomize_refs import members
 from gpulint.record import record
+from gpulint.report.outputs import descriptor_link
 
 
 @record(frozen=True)
@@ -47,6 +50,7 @@ class _Output:
     key: tuple  # ("inode", dev, ino) of an existing file, ("path", realpath) of a new one
     real: str
     links: int  # hard links of an existing file; 0 for a new one
+    planted: bool = False  # a symbolic link to a file, or to nothing: never written through
 
 
 def refuse_overwrites(outputs: Iterable[tuple[str, str]], reads: Iterable[Read]) -> None:
@@ -64,12 +68,20 @@ def refuse_overwrites(outputs: Iterable[tuple[str, str]], reads: Iterable[Read])
                     "are the same file; give each output its own file"
                 )
         checked.append(output)
-    if not any(output.links for output in checked):
-        return  # only new files: none of them can be an input
-    for read in _unique(reads):
-        for output in checked:
-            if _overwrites(output, read):
-                raise UsageError(_message(output, read))
+    if any(output.links for output in checked):  # a new file cannot be an input
+        for read in _unique(reads):
+            for output in checked:
+                if _overwrites(output, read):
+                    raise UsageError(_message(output, read))
+    for output in checked:
+        if output.planted:
+            # A scanned tree can hold `gpulint.sarif -> ~/.bashrc` where CI writes its report.
+            raise UsageError(
+                f"{output.option} {printable(output.path)} is a symbolic link (to "
+                f"{printable(output.real)}): gpulint writes no report through a link a "
+                "scanned tree could have planted, only through /dev/stdout and other open "
+                "descriptors; name the file itself"
+            )
 
 
 def _output(path: str, option: str) -> _Output | None:
@@ -78,15 +90,17 @@ def _output(path: str, option: str) -> _Output | None:
     if path.endswith(("/", os.sep)):
         raise UsageError(f"{option} {printable(path)} is a directory; give a file")
     real = os.path.realpath(path)
+    planted = os.path.islink(path) and not descriptor_link(path)
     try:
         found = os.stat(path)
-    except OSError:
-        return _Output(path, option, ("path", real), real, 0)  # created by the write
+    except OSError:  # created by the write, or a dangling link
+        return _Output(path, option, ("path", real), real, 0, planted)
     if stat.S_ISDIR(found.st_mode):
         raise UsageError(f"{option} {printable(path)} is a directory; give a file")
-    if not stat.S_ISREG(found.st_mode):
+    if not stat.S_ISREG(found.st_mode) and not planted:
         return None  # a device or FIFO: written in place, never an input
-    return _Output(path, option, ("inode", found.st_dev, found.st_ino), real, found.st_nlink)
+    key = ("inode", found.st_dev, found.st_ino)
+    return _Output(path, option, key, real, found.st_nlink, planted)
 
 
 def _unique(reads: Iterable[Read]) -> Iterator[Read]:

@@ -6,6 +6,8 @@ linted or written: exit 2, a message naming the output and the input, every file
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -320,3 +322,42 @@ def test_outputs_that_are_no_input_are_written(tree, monkeypatch):
     result = run_cli("check", "--format", "json", "-o", "k8s/report.json", "k8s")
     assert result.exit_code == 1, result.output
     assert Path("k8s/report.json").is_file()
+
+
+# --- links a scanned tree may plant where the report goes -------------------------------------
+
+
+@pytest.mark.parametrize("target", ["victim.txt", "missing.txt", "/dev/null"])
+def test_an_output_that_is_a_link_to_anything_but_a_descriptor_is_refused(tree, target):
+    Path("victim.txt").write_text("keep me\n")
+    Path("gpulint.sarif").symlink_to(target)
+    real = os.path.realpath("gpulint.sarif")
+    _refused(
+        tree,
+        f"--output gpulint.sarif is a symbolic link (to {real}): gpulint writes no report "
+        "through a link a scanned tree could have planted, only through /dev/stdout and other "
+        "open descriptors; name the file itself",
+        *("--format", "sarif", "-o", "gpulint.sarif", "a.yaml"),
+    )
+    assert Path("victim.txt").read_text() == "keep me\n"
+    assert not Path("missing.txt").exists()
+
+
+@pytest.mark.parametrize("name", ["/dev/stdout", "/dev/fd/1"])
+def test_dev_stdout_redirected_to_a_file_is_appended_to(tmp_path, name):
+    (tmp_path / "a.yaml").write_text(POD)
+    out = tmp_path / "out.txt"
+    out.write_text("before\n")
+    with open(out, "a") as stdout:
+        proc = subprocess.run(
+            [sys.executable, "-m", "gpulint", "check", "--no-config", "--format", "text"]
+            + ["--format", "json", "-o", "-", "-o", name, str(tmp_path / "a.yaml")],
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
+    assert proc.returncode == 1, proc.stderr
+    text = out.read_text()
+    assert text.startswith("before\n")  # appended, as the shell's `>>` asked
+    assert "warning [GPU106" in text  # the text report, written before the JSON
+    assert text.rstrip().endswith("}")  # then the JSON report, whole
