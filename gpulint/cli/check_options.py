@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gpulint.cli import adoption, fix_options
 from gpulint.cli import render_options as render_flags
-from gpulint.cli.option_groups import Parser, at_least, choices_metavar, path
+from gpulint.cli.option_groups import Parser, choices_metavar, number, path
 from gpulint.report import FORMATS
 
 
@@ -86,7 +86,7 @@ def check_parser() -> Parser:
     add(
         "-j",
         "--jobs",
-        type=at_least(int, 1),
+        type=number(int, 1),
         metavar="INTEGER RANGE",
         help="Worker processes (default: the number of cores; used only for large inputs).  [x>=1]",
     )

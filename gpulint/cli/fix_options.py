@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections import Counter
 
-from gpulint.findings import Finding, RunResult
+from gpulint.findings import Finding, RunResult, printable
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +27,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
 
 
 def flags(options: argparse.Namespace) -> dict[str, bool]:
-    return {name: bool(getattr(options, name, False)) for name in ("fix", "unsafe_fixes", "diff")}
+    names = ("fix", "unsafe_fixes", "diff", "follow_symlinks")
+    return {name: bool(getattr(options, name, False)) for name in names}
 
 
 def requested(options: argparse.Namespace) -> bool:
@@ -35,22 +36,37 @@ def requested(options: argparse.Namespace) -> bool:
     return chosen["fix"] or chosen["diff"]
 
 
-def fix_files(result: RunResult, ctx, verbose: bool, chosen: dict[str, bool]) -> tuple[int, bool]:
-    """Fix (or, with --diff, show) the fixable findings of ``result``: (fixed count, changed)."""
+def fix_files(
+    result: RunResult, ctx, verbose: bool, chosen: dict[str, bool]
+) -> tuple[int, bool, int]:
+    """Fix (or, with --diff, show) the fixable findings of ``result``: (fixed count, changed,
+    files that were not written: each said on standard error)."""
     # Only with --fix or --diff; a plain run never imports the fixer (LAZY in
     # tests/project/test_import_contract.py).
-    from gpulint.fix.apply import write_atomically
     from gpulint.fix.fixer import fix_file, wanted
+    from gpulint.fix.write import NotWritten, check_writable, linted_roots, write_fixed
 
     unsafe = bool(chosen["unsafe_fixes"])
+    roots = linted_roots(ctx.settings.linted_paths)
     by_file: dict[str, list[Finding]] = {}
     for finding in result.findings:
         if finding.fix is not None and wanted(finding, unsafe):
             by_file.setdefault(finding.fix.file, []).append(finding)
     fixed = 0
     changed = False
+    failed = 0
     for path, findings in sorted(by_file.items()):
-        outcome = fix_file(path, findings, ctx, unsafe)
+        try:
+            if not chosen["diff"]:  # before the work: a file that is not written is not fixed
+                check_writable(path, roots, chosen["follow_symlinks"])
+            outcome = fix_file(path, findings, ctx, unsafe)
+            if outcome.changed and not chosen["diff"]:
+                write_fixed(path, outcome.fixed or b"")
+        except (NotWritten, OSError) as exc:
+            reason = str(exc) if isinstance(exc, NotWritten) else f"cannot write: {_reason(exc)}"
+            sys.stderr.write(f"gpulint: {printable(path)}: {reason}\n")
+            failed += 1
+            continue
         if outcome.error:
             sys.stderr.write(f"gpulint: {path}: {outcome.error}\n")
         for finding, why in outcome.rolled_back:
@@ -64,15 +80,17 @@ def fix_files(result: RunResult, ctx, verbose: bool, chosen: dict[str, bool]) ->
         changed = True
         if chosen["diff"]:
             _print_diff(path, outcome.original, outcome.fixed or b"")
-        else:
-            write_atomically(path, outcome.fixed or b"")
         if verbose:
             for finding in outcome.fixed_findings:
                 sys.stderr.write(
                     f"gpulint: {path}:{finding.location.line}: {finding.code} fixed: "
                     f"{finding.fix.title if finding.fix else ''}\n"
                 )
-    return fixed, changed
+    return fixed, changed, failed
+
+
+def _reason(exc: OSError) -> str:
+    return f"{exc.strerror}: not fixed" if exc.strerror else f"{exc}: not fixed"
 
 
 def _print_diff(path: str, before: bytes, after: bytes) -> None:

@@ -15,6 +15,7 @@ from gpulint.cli import adoption, fix_options
 from gpulint.cli import render_options as render_flags
 from gpulint.cli.check_options import check_parser
 from gpulint.cli.option_groups import Parser, UsageError
+from gpulint.cli.output_paths import refuse_overwriting_inputs
 from gpulint.config.settings import Settings
 from gpulint.engine.context import build_context
 from gpulint.engine.run import DEBUG_HINT, run
@@ -138,10 +139,12 @@ def check(options: argparse.Namespace) -> None:
         follow_symlinks=options.follow_symlinks,
         notes=walked,
     )
-    unit_plan = units.plan(setup.keep(targets), verbose)
+    kept = setup.keep(targets)
+    unit_plan = units.plan(kept, verbose)
     targets = unit_plan.targets
     settings.named_files = units.named_files(list(paths))
     settings.linted_paths = tuple(paths or (".",))
+    inventory: list[discovery.Target] = []
     if options.cluster or options.pods:
         cluster = tuple(options.cluster or ())
         # Only with --cluster/--pods (LAZY in tests/project/test_import_contract.py).
@@ -150,6 +153,9 @@ def check(options: argparse.Namespace) -> None:
         inventory, settings.cluster, inventory_errors = prepare(cluster, options.pods)
         targets += [t for t in inventory if t not in targets]
         errors += inventory_errors
+    # Before anything is linted or written: no output may be a file the run reads.
+    config_path = setup.config.path if setup.config else None
+    refuse_overwriting_inputs(options, settings, config_path, kept, inventory)
     ctx = build_context(settings, registry)
 
     def lint() -> RunResult:
@@ -164,9 +170,10 @@ def check(options: argparse.Namespace) -> None:
 
     result = lint()
     setup.finish(result)
+    not_written = 0  # files --fix did not write (each said): exit 2, as an unwritten output
     if fix_options.requested(options):
         chosen = fix_options.flags(options)
-        fixed, changed = fix_options.fix_files(result, ctx, verbose, chosen)
+        fixed, changed, not_written = fix_options.fix_files(result, ctx, verbose, chosen)
         if chosen["diff"]:
             _note_lines(fix_options.summary(fixed, result, verbose, chosen))
             sys.exit(EXIT_FINDINGS if changed else EXIT_OK)
@@ -177,7 +184,7 @@ def check(options: argparse.Namespace) -> None:
     if not any(f == "text" and i >= len(outputs) for i, f in enumerate(formats)):
         # the text report prints them; other formats do not
         _note_lines([f"gpulint: note: {printable(notice)}" for notice in result.notices])
-    sys.exit(exit_code(result, settings.fail_on))
+    sys.exit(EXIT_ERROR if not_written else exit_code(result, settings.fail_on))
 
 
 def _write_outputs(

@@ -12,7 +12,9 @@ which the standard library already holds, ~3 ms.
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
 import stat
 import sys
 from collections.abc import Callable
@@ -96,18 +98,38 @@ def path(
     return check
 
 
-def at_least(convert: type[int] | type[float], minimum: float) -> Callable[[str], int | float]:
-    """A number type with a lower bound (click's IntRange/FloatRange messages)."""
+# Numbers as a person writes them on a command line: ASCII digits, an optional sign, and
+# for floats a point and an exponent. int() and float() also take "1_000", " 1 ", Unicode
+# digits, "inf" and "nan"; an infinite or NaN timeout reaches the renderers as an
+# OverflowError or ValueError, an internal error.
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NOT_FINITE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+_MAX_DIGITS = 100  # an integer option is a count: 100 digits is past any range
+
+
+def number(
+    convert: type[int] | type[float], minimum: float, maximum: float | None = None
+) -> Callable[[str], int | float]:
+    """A finite number type in ``[minimum, maximum]`` (click's IntRange/FloatRange
+    messages); anything else is a usage error that names the option and the value."""
     noun = "integer" if convert is int else "float"
+    syntax = _INTEGER if convert is int else _FLOAT
+    shown = f"{minimum:g}<=x<={maximum:g}" if maximum is not None else f"x>={minimum:g}"
 
     def check(value: str) -> int | float:
-        try:
-            number = convert(value)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{value!r} is not a valid {noun}.") from None
-        if number < minimum:
-            raise argparse.ArgumentTypeError(f"{number} is not in the range x>={minimum:g}.")
-        return number
+        if _NOT_FINITE.fullmatch(value):
+            raise argparse.ArgumentTypeError(f"{value!r} is not a finite number.")
+        if not syntax.fullmatch(value):
+            raise argparse.ArgumentTypeError(f"{value!r} is not a valid {noun}.")
+        if convert is int and len(value) > _MAX_DIGITS:  # int() would take its time
+            raise argparse.ArgumentTypeError(f"{value} is not in the range {shown}.")
+        found = convert(value)
+        if not math.isfinite(found):  # 1e309 is written as a float, and infinite
+            raise argparse.ArgumentTypeError(f"{value!r} is not a finite number.")
+        if found < minimum or (maximum is not None and found > maximum):
+            raise argparse.ArgumentTypeError(f"{found} is not in the range {shown}.")
+        return found
 
     check.__name__ = noun
     return check

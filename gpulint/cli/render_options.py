@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from gpulint.cli.option_groups import at_least, choices_metavar, path
+from gpulint.cli.option_groups import choices_metavar, number, path
 from gpulint.config.settings import DEFAULT_RELEASE_NAME, DEFAULT_RENDER_TIMEOUT, RenderOptions
 from gpulint.inputs.discover import FolderHandler, FolderMarker
 from gpulint.inputs.readers import Readers
 from gpulint.inputs.render import targets
 
 _RESTRICTORS = ("LoadRestrictionsRootOnly", "LoadRestrictionsNone")
+# An hour for one render: no chart takes that long, and a finite bound is what the
+# process module's timers can hold (inf overflows them, nan is no time at all).
+MAX_RENDER_TIMEOUT = 3600
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -66,11 +69,11 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--render-timeout",
-        type=at_least(float, 1),
+        type=number(float, 1, MAX_RENDER_TIMEOUT),
         default=DEFAULT_RENDER_TIMEOUT,
         metavar="FLOAT RANGE",
         help="Seconds one helm or kustomize run may take.  "
-        f"[default: {DEFAULT_RENDER_TIMEOUT}; x>=1]",
+        f"[default: {DEFAULT_RENDER_TIMEOUT}; 1<=x<={MAX_RENDER_TIMEOUT}]",
     )
 
 

@@ -1,4 +1,4 @@
-"""Edits -> new text; the file's own line breaks and byte order mark kept; atomic writes.
+"""Edits -> new text; the file's own line breaks and byte order mark kept.
 
 The linted text has every line break as LF (sources.decode); the file may have CRLF,
 CR or a mix. The fixed text is mapped back line by line: a line that did not change is
@@ -9,9 +9,7 @@ it replaces or follows.
 from __future__ import annotations
 
 import codecs
-import contextlib
 import difflib
-import os
 import re
 from collections.abc import Iterable
 
@@ -80,25 +78,3 @@ def restore_breaks(original: str, fixed_lf: str) -> str:
                 brk = default
             out.append(content + brk)
     return "".join(out)
-
-
-def write_atomically(path: str, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
-    folder, name = os.path.split(os.path.abspath(path))
-    temp = os.path.join(folder, f".{name}.gpulint-fix-{os.getpid()}")
-    # O_EXCL: never write through a file or link that is already there.
-    handle = os.open(
-        temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600
-    )
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        with contextlib.suppress(OSError):  # keep the file's permissions
-            os.chmod(temp, os.stat(path).st_mode & 0o7777)
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise

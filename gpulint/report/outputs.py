@@ -2,9 +2,9 @@
 
 A report file is written to a temporary file beside it and renamed over it once
 the last byte is written, so an interrupted or failed run leaves the old file as it
-was. A path that is not a regular file (``/dev/stdout``, a FIFO, ``/dev/full``) is
-written in place: it cannot be renamed over. Every failure is an :class:`OutputError`
-naming the output, never a finding count.
+was. A path that is not a regular file (a FIFO, ``/dev/full``) or that names an open
+descriptor (``/dev/stdout``) is written in place: it cannot be renamed over. Every
+failure is an :class:`OutputError` naming the output, never a finding count.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import os
 import stat
 import sys
 from collections.abc import Callable
-from typing import TextIO
+from typing import Literal, TextIO
 
 from gpulint.findings import printable
 
@@ -35,9 +35,23 @@ def _reason(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def _in_place(path: str) -> bool:
+def descriptor_link(path: str) -> bool:
+    """Whether ``path`` names an open file of this process (``/dev/stdout``, ``/dev/fd/1``,
+    ``/proc/self/fd/1``: links into ``/proc``), whatever the descriptor is: a terminal, a
+    pipe, or a file the shell redirected it to (``> report.txt``)."""
     try:
-        return not stat.S_ISREG(os.stat(path).st_mode)
+        if os.readlink(path).startswith("/proc/"):
+            return True
+    except OSError:
+        pass  # not a link
+    return os.path.realpath(os.path.dirname(os.path.abspath(path))).startswith("/proc/")
+
+
+def _in_place(path: str) -> bool:
+    """Written where it is: a device, a FIFO, or an open descriptor (replacing the file a
+    shell redirected stdout to would leave the shell's descriptor on the old one)."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) or descriptor_link(path)
     except OSError:
         return False  # does not exist yet: created by the rename
 
@@ -46,8 +60,11 @@ def write_file(path: str, fill: Callable[[TextIO], None]) -> None:
     """Call ``fill`` with a text stream whose content replaces ``path`` when complete."""
     name = printable(path)
     if _in_place(path):
+        # An open descriptor is appended to, as the process's own writes to it are: a
+        # shell's `> file` then holds everything written, in order.
+        mode: Literal["a", "w"] = "a" if descriptor_link(path) else "w"
         try:
-            with open(path, "w", encoding="utf-8", errors="backslashreplace") as handle:
+            with open(path, mode, encoding="utf-8", errors="backslashreplace") as handle:
                 fill(handle)
         except (OSError, ValueError) as exc:
             raise OutputError(name, _reason(exc)) from None

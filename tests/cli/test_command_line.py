@@ -158,7 +158,10 @@ def test_a_prefix_of_an_option_is_not_that_option(pod: Path, args: tuple, prefix
         (("--pods", "pods.yaml"), "argument --pods: Path 'pods.yaml' does not exist."),
         (("-f", "values.yaml"), "argument -f/--values: File 'values.yaml' does not exist."),
         (("-o", "."), "argument -o/--output: File '.' is a directory."),
-        (("--render-timeout", "0.5"), "argument --render-timeout: 0.5 is not in the range x>=1."),
+        (
+            ("--render-timeout", "0.5"),
+            "argument --render-timeout: 0.5 is not in the range 1<=x<=3600.",
+        ),
         (("--fail-on",), "argument --fail-on: expected one argument"),
         (("--select", "GPU999"), "unknown rule(s): GPU999 (see 'gpulint rules')"),
         (("-o", "a.json", "-o", "b.json"), "each --output needs a --format in the same position"),

@@ -126,7 +126,7 @@ LAZY: dict[tuple[str, str], str] = {
         "gpulint.cli.fix_options",
         "gpulint.fix.fixer",
     ): "fixer, apply and difflib: ~1.9 ms, only with --fix or --diff",
-    ("gpulint.cli.fix_options", "gpulint.fix.apply"): "with the fixer",
+    ("gpulint.cli.fix_options", "gpulint.fix.write"): "with the fixer (tempfile)",
     ("gpulint.cli.fix_options", "difflib"): "difflib: ~0.9 ms, only with --diff",
     # Plugin entry points: importlib.metadata only when an installed package declares one.
     ("gpulint.rules.registry", "importlib.metadata"): "importlib.metadata: ~19 ms (loaded machine)",

@@ -29,6 +29,7 @@ DEFERRED = (
     "gpulint.report.json",
     "gpulint.fix.fixer",  # only with --fix or --diff
     "gpulint.fix.apply",
+    "gpulint.fix.write",
     "gpulint.rules.custom",  # only with custom-rules in the config file
     "gpulint.filter.directives",  # only when a comment says gpulint:
     "importlib.metadata",  # only when a plugin is declared
