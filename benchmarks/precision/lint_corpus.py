@@ -97,11 +97,17 @@ def as_clone(repo_dir: Path, origin: str, work: Path) -> Path:
     return copy
 
 
-def lint(gpulint: str, repo_dir: Path, origin: str | None = None) -> RepoRun:
-    """Lint one repository folder; with ``origin``, a copy of it as a clone of that repository."""
+def lint(
+    gpulint: str,
+    repo_dir: Path,
+    origin: str | None = None,
+    env: dict[str, str] | None = None,
+) -> RepoRun:
+    """Lint one repository folder; with ``origin``, a copy of it as a clone of that repository.
+    ``env`` is gpulint's environment (its PATH says which renderers it finds)."""
     if origin is not None:
         with tempfile.TemporaryDirectory() as work:
-            run = lint(gpulint, as_clone(repo_dir, origin, Path(work)))
+            run = lint(gpulint, as_clone(repo_dir, origin, Path(work)), env=env)
         run.as_clone = True
         return run
     started = time.perf_counter()
@@ -114,6 +120,7 @@ def lint(gpulint: str, repo_dir: Path, origin: str | None = None) -> RepoRun:
             text=True,
             timeout=REPO_TIMEOUT_SECONDS,
             check=False,
+            env=env,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         run.failure = f"could not run {gpulint}: {exc}"

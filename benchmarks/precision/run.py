@@ -1,14 +1,15 @@
-"""Precision of gpulint on the shared corpus, against a table of judged findings.
+"""Precision and recall of gpulint on the shared corpus, against tables a person judged.
 
 Each repository folder of the corpus is linted on its own, as its owners would lint it
-(from inside the folder, `gpulint check --format json .`). Every error and warning is looked
-up in `judged.tsv` by (repo, path, line, column, code), so a change of message wording keeps
-its verdict; notes are advice and are listed, not judged.
+(from inside the folder, `gpulint check --format json .`). Every error, warning and note is
+looked up in `judged.tsv` by (repo, path, line, column, code), so a change of message wording
+keeps its verdict; every defect of `defects.tsv` is reported found, note only or missed.
 
-    run.py              # counts per rule and repository, and what changed
-    run.py --update     # append unjudged findings to judged.tsv with verdict '?'
-    run.py --check      # exit 1 if a finding is unjudged or a judged-wrong one fires
-    run.py --summary    # the Markdown tables of SUMMARY.md
+    run.py              # counts per rule and repository, recall, and what changed
+    run.py --update     # append unjudged findings and notes to judged.tsv with verdict '?'
+    run.py --check      # exit 1 if a finding or note is unjudged or a judged-wrong one fires
+    run.py --summary    # the Markdown of SUMMARY.md
+    run.py --helm PATH  # with that helm first on gpulint's PATH (charts rendered)
 
 Standard library only: it runs the gpulint it is given, it does not import it.
 """
@@ -17,163 +18,117 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 import time
-from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
-from judged import UNJUDGED, VERDICTS, Key, Row, TableError, format_key, read_table, write_table
+from defects import Defect, read_defects
+from judged import UNJUDGED, Key, Row, TableError, format_key, read_table, write_table
 from lint_corpus import Finding, RepoRun, default_gpulint, lint, origins, repositories
+from report import (
+    environment_line,
+    listed,
+    recall,
+    tables,
+    totals_line,
+    verdict_of,
+    wrong_lines,
+)
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parents[1]
 DEFAULT_TABLE = HERE / "judged.tsv"
+DEFAULT_DEFECTS = HERE / "defects.tsv"
 DEFAULT_CORPUS = PROJECT.parent / "shared" / "corpus"
 
 
-def verdict_of(finding: Finding, table: dict[Key, Row]) -> str:
-    row = table.get(finding.key)
-    return row.verdict if row else UNJUDGED
+@dataclass
+class Run:
+    """One pass over the corpus with one PATH (helm on it or not)."""
+
+    runs: list[RepoRun]
+    path: str | None  # the PATH gpulint ran with (None: this process's)
+    seconds: float
 
 
-def count_table(groups: dict[str, list[str]], label: str) -> list[str]:
-    """Markdown table, one line per group: fired, each verdict, unjudged, precision."""
-    lines = [
-        f"| {label} | fired | real | wrong | unactionable | unjudged | precision |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    total: Counter[str] = Counter()
-    for name in sorted(groups):
-        counts = Counter(groups[name])
-        total.update(counts)
-        lines.append(count_line(name, counts))
-    lines.append(count_line("**total**", total))
-    return lines
-
-
-def count_line(name: str, counts: Counter[str]) -> str:
-    fired = sum(counts.values())
-    precision = f"{100 * counts['real'] / fired:.0f}%" if fired else "-"
-    cells = [str(counts[v]) for v in (*VERDICTS, UNJUDGED)]
-    return f"| {name} | {fired} | {' | '.join(cells)} | {precision} |"
-
-
-def tables(runs: list[RepoRun], table: dict[Key, Row]) -> list[str]:
-    by_rule: dict[str, list[str]] = {}
-    by_repo: dict[str, list[str]] = {run.repo: [] for run in runs}
-    for run in runs:
-        for finding in run.findings:
-            verdict = verdict_of(finding, table)
-            by_rule.setdefault(finding.code, []).append(verdict)
-            by_repo[run.repo].append(verdict)
-    return [
-        "### Per rule (errors and warnings)",
-        "",
-        *count_table(by_rule, "rule"),
-        "",
-        "### Per repository (errors and warnings)",
-        "",
-        *count_table(by_repo, "repository"),
-    ]
-
-
-def environment_line(runs: list[RepoRun]) -> str:
-    """What the figures depend on besides the rules: gpulint's version, the renderers."""
-    versions = ", ".join(sorted({run.tool_version for run in runs})) or "?"
-    tools = ", ".join(
-        f"{name} {'found' if shutil.which(name) else 'absent'}"
-        for name in ("helm", "kustomize", "kubectl")
-    )
-    cloned = sum(run.as_clone for run in runs)
-    how = (
-        "each repository linted as a clone of its source (INDEX.tsv's git remote)"
-        if cloned == len(runs)
-        else f"{cloned} of {len(runs)} repositories linted as clones, the others as bare folders"
-    )
-    return (
-        f"gpulint {versions}; on PATH: {tools} (charts are rendered only where helm is found); "
-        f"{how}."
-    )
-
-
-def summary(runs: list[RepoRun], table: dict[Key, Row]) -> str:
-    notes = Counter(n.code for run in runs for n in run.notes)
+def summary(done: Run, table: dict[Key, Row], defects: list[Defect], helm: Run | None) -> str:
+    runs = done.runs
     input_errors = sum(len(run.input_errors) for run in runs)
     lines = [
         "# gpulint precision on the shared corpus",
         "",
         "Generated by `benchmarks/precision/run.py --summary`: each repository folder of",
         "`../shared/corpus` linted on its own (`cd <repo> && gpulint check --format json .`),",
-        "every error and warning looked up in `judged.tsv`. Precision = real / (errors +",
-        "warnings). The verdicts are defined in README.md.",
+        "every error, warning and note looked up in `judged.tsv`. Precision = real / (errors +",
+        "warnings); for notes, real means worth reading. Recall: the defects of `defects.tsv`",
+        "found. The verdicts are defined in README.md.",
         "",
-        environment_line(runs),
+        environment_line(runs, done.path),
         "",
         *tables(runs, table),
         "",
-        "Notes (advice, not judged): "
-        + (", ".join(f"{code} {count}" for code, count in sorted(notes.items())) or "none")
-        + f". Input errors (files gpulint could not read or render): {input_errors}.",
+        f"Input errors (files gpulint could not read or render): {input_errors}.",
+        "",
+        *recall(runs, defects, full=False),
     ]
-    # The wrong ones in full: they are what the rule engineers must silence first.
-    wrong = sorted(
-        (f.key, table[f.key].reason)
-        for run in runs
-        for f in run.findings
-        if verdict_of(f, table) == "wrong"
-    )
-    lines += ["", f"### Judged wrong ({len(wrong)})", ""]
-    lines += [f"- {format_key(key)}: {reason}" for key, reason in wrong]
+    # The wrong ones in full: they are what the rule engineers must fix first.
+    lines += listed("Judged wrong, still firing", wrong_lines(runs, table))
     failures = [f"- {run.repo}: {run.failure}" for run in runs if run.failure]
     if failures:
         lines += ["", "gpulint failed on:", *failures]
+    if helm is not None:
+        lines += [
+            "",
+            "### With helm on PATH (charts rendered)",
+            "",
+            environment_line(helm.runs, helm.path),
+            "",
+            totals_line(helm.runs, table, defects),
+        ]
     return "\n".join(lines) + "\n"
 
 
 def changes(
     runs: list[RepoRun], table: dict[Key, Row], linted: set[str]
 ) -> tuple[list[str], int, int]:
-    """New unjudged findings, judged wrong/unactionable ones still firing, rows gone."""
+    """Unjudged findings and notes, judged wrong or unactionable ones still firing, rows gone."""
     firing = {f.key: f for run in runs for f in run.findings}
     as_notes = {n.key: n for run in runs for n in run.notes}
-    new = [f for f in firing.values() if verdict_of(f, table) == UNJUDGED]
-    still = [
-        (table[k], f)
-        for k, f in firing.items()
-        if k in table and table[k].verdict in ("wrong", "unactionable")
+    new = [f for f in [*firing.values(), *as_notes.values()] if verdict_of(f, table) == UNJUDGED]
+    unactionable = sorted(k for k in firing if k in table and table[k].verdict == "unactionable")
+    gone = [
+        row for k, row in table.items() if k not in firing and k not in as_notes and k[0] in linted
     ]
-    gone = [row for k, row in table.items() if k not in firing and k[0] in linted]
-    out: list[str] = []
-    out += [f"### Unjudged findings ({len(new)})", ""]
-    for f in sorted(new, key=lambda f: f.key):
-        out.append(f"- {format_key(f.key)} {f.severity}: {f.message}")
-    for verdict in ("wrong", "unactionable"):
-        rows = sorted(
-            ((r, f) for r, f in still if r.verdict == verdict), key=lambda pair: pair[0].key
-        )
-        out += ["", f"### Judged {verdict}, still firing ({len(rows)})", ""]
-        out += [f"- {format_key(r.key)}: {r.reason}" for r, _ in rows]
-    out += ["", f"### Judged rows that no longer fire ({len(gone)})", ""]
-    for row in sorted(gone, key=lambda r: r.key):
-        now = " (now a note)" if row.key in as_notes else ""
-        out.append(f"- [{row.verdict}] {format_key(row.key)}{now}: {row.reason}")
-    wrong_firing = sum(1 for r, _ in still if r.verdict == "wrong")
+    out = [f"### Unjudged findings and notes ({len(new)})", ""]
+    out += [f"- {format_key(f.key)} {f.severity}: {f.message}" for f in sorted(new, key=_key)]
+    out += listed("Judged wrong, still firing (findings and notes)", wrong_lines(runs, table))
+    out += listed(
+        "Judged unactionable, still firing (errors and warnings)",
+        (f"- {format_key(k)}: {table[k].reason}" for k in unactionable),
+    )
+    out += listed(
+        "Judged rows that fire no more, as a finding or a note",
+        (f"- [{r.verdict}] {format_key(r.key)}: {r.reason}" for r in sorted(gone, key=_row_key)),
+    )
+    wrong_firing = sum(1 for k in firing if k in table and table[k].verdict == "wrong")
     return out, len(new), wrong_firing
 
 
+def _key(finding: Finding) -> Key:
+    return finding.key
+
+
+def _row_key(row: Row) -> Key:
+    return row.key
+
+
 def details(runs: list[RepoRun]) -> list[str]:
-    out = ["### Notes (advice, not judged)", ""]
-    out += [
-        f"- {format_key(n.key)}: {n.message}"
-        for run in runs
-        for n in sorted(run.notes, key=lambda n: n.key)
-    ]
     errors = [f"- {run.repo}/{error}" for run in runs for error in run.input_errors]
-    out += ["", f"### Input errors ({len(errors)})", "", *errors]
+    out = listed("Input errors", errors)
     failures = [f"- {run.repo}: {run.failure}" for run in runs if run.failure]
     if failures:
-        out += ["", "### gpulint failed", "", *failures]
+        out += listed("gpulint failed", failures)
     return out
 
 
@@ -194,17 +149,38 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--table", type=Path, default=DEFAULT_TABLE, help="judged table (default: judged.tsv here)"
     )
     parser.add_argument(
+        "--defects",
+        type=Path,
+        default=DEFAULT_DEFECTS,
+        help="labelled defects (default: defects.tsv here)",
+    )
+    parser.add_argument(
         "--repo", action="append", default=[], help="only this repository folder (repeatable)"
+    )
+    parser.add_argument(
+        "--helm",
+        type=Path,
+        help="a helm executable (or its folder) to put first on gpulint's PATH: charts are "
+        "rendered (default: gpulint inherits this PATH, helm or not)",
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
-        "--update", action="store_true", help="append unjudged findings to the table with verdict ?"
+        "--update",
+        action="store_true",
+        help="append unjudged findings and notes to the table with verdict ?",
     )
     mode.add_argument(
-        "--summary", action="store_true", help="print only the Markdown tables (for SUMMARY.md)"
+        "--summary", action="store_true", help="print only the Markdown of SUMMARY.md"
     )
     parser.add_argument(
-        "--check", action="store_true", help="exit 1 on an unjudged finding or a judged-wrong one"
+        "--summary-helm",
+        type=Path,
+        help="with --summary: lint again with this helm on PATH and add its totals",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 on an unjudged finding or note, or a judged-wrong finding",
     )
     parser.add_argument(
         "--as-folders",
@@ -215,10 +191,30 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def path_with(helm: Path | None) -> str | None:
+    """gpulint's PATH: this one, or this one with ``helm``'s folder first."""
+    if helm is None:
+        return None
+    folder = helm if helm.is_dir() else helm.parent
+    if not (folder / "helm").is_file() or not os.access(folder / "helm", os.X_OK):
+        raise TableError(f"no executable helm at {helm}")
+    return os.pathsep.join([str(folder.resolve()), os.environ.get("PATH", "")])
+
+
+def lint_all(gpulint: str, repos: list[Path], remotes: dict[str, str], path: str | None) -> Run:
+    env = None if path is None else {**os.environ, "PATH": path}
+    started = time.perf_counter()
+    runs = [lint(gpulint, repo, remotes.get(repo.name), env) for repo in repos]
+    return Run(runs=runs, path=path, seconds=time.perf_counter() - started)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         table = read_table(args.table)
+        defects = read_defects(args.defects, args.corpus) if args.corpus.is_dir() else []
+        path = path_with(args.helm)
+        summary_path = path_with(args.summary_helm) if args.summary_helm else None
     except TableError as exc:
         print(f"run.py: {exc}", file=sys.stderr)
         return 2
@@ -235,28 +231,28 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    started = time.perf_counter()
+    linted = {p.name for p in repos}
+    defects = [d for d in defects if d.repo in linted]
     remotes = {} if args.as_folders else origins(args.corpus)
-    runs = [lint(gpulint, repo, remotes.get(repo.name)) for repo in repos]
-    elapsed = time.perf_counter() - started
+    done = lint_all(gpulint, repos, remotes, path)
+    runs = done.runs
 
-    report, unjudged, wrong_firing = changes(runs, table, {run.repo for run in runs})
+    report, unjudged, wrong_firing = changes(runs, table, linted)
     if args.summary:
-        print(summary(runs, table), end="")
+        helm = lint_all(gpulint, repos, remotes, summary_path) if summary_path else None
+        print(summary(done, table, defects, helm), end="")
     else:
         print(f"## gpulint precision: {len(runs)} repositories of {args.corpus}\n")
-        print(
-            "\n".join(
-                [environment_line(runs), "", *tables(runs, table), "", *report, "", *details(runs)]
-            )
-        )
+        body = [environment_line(runs, path), "", *tables(runs, table), ""]
+        body += [*recall(runs, defects, full=True), "", *report, *details(runs)]
+        print("\n".join(body))
         timing = ", ".join(f"{run.repo} {run.seconds:.1f}" for run in runs)
-        print(f"\nlinted in {elapsed:.1f} s ({timing})")
+        print(f"\nlinted in {done.seconds:.1f} s ({timing})")
 
     if args.update:
         added = 0
         for run in runs:
-            for finding in run.findings:
+            for finding in [*run.findings, *run.notes]:
                 if finding.key not in table:
                     reason = f"{finding.severity}: {finding.message}"
                     table[finding.key] = Row(key=finding.key, verdict=UNJUDGED, reason=reason)
@@ -267,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         failed = [run.repo for run in runs if run.failure]
         problems = []
         if unjudged:
-            problems.append(f"{unjudged} unjudged finding(s)")
+            problems.append(f"{unjudged} unjudged finding(s) or note(s)")
         if wrong_firing:
             problems.append(f"{wrong_firing} judged-wrong finding(s) firing")
         if failed:
