@@ -226,7 +226,7 @@ def collect_document(doc: Document, ctx: Context) -> list:
     ):
         anchor = ctx.document_anchor(doc, toolkit.prefix + ("toolkit",))
         found.append(_operator(toolkit, "GPU Operator values", anchor))
-    if runtimes.refuses_envvar_text(doc.source.text):
+    if runtimes.refuses_envvar_source(doc):
         found.append(Refuses())
     return found
 
