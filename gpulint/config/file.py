@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from gpulint.config import globs
 from gpulint.config.settings import Exemption
 from gpulint.findings import InputError, Severity
 from gpulint.inputs.sources import decode
@@ -96,6 +97,7 @@ def load_config(path: str, registry: Registry) -> Config:
     known = Registry(list(registry) + config.custom_rules) if not rule_errors else registry
     errors.extend(_unknown_rules(values, known, locate))
     errors.extend(_rule_option_errors(values, known, locate))
+    errors.extend(_exclude_errors(values, locate))
     if errors:
         raise ConfigError(sorted(errors, key=InputError.sort_key))
     config.exemptions = tuple(_exemption(e, known) for e in values.get("exemptions", ()))
@@ -147,6 +149,16 @@ def _custom_rules(
         seen_names.add(name)
         rules.append(rule)
     return rules, errors
+
+
+def _exclude_errors(values: dict, locate: _Locator) -> list[InputError]:
+    errors = []
+    for i, pattern in enumerate(values.get("exclude", ())):
+        try:
+            globs.compile_pattern(pattern)
+        except globs.GlobError as exc:
+            errors.append(locate(("exclude", i), f"invalid pattern: {exc}", "value"))
+    return errors
 
 
 def _unknown_rules(values: dict, registry: Registry, locate: _Locator) -> list[InputError]:
