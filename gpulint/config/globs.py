@@ -39,6 +39,8 @@ class GlobError(ValueError):
 
 @record(frozen=True)
 class _Token:
+    """One piece of a pattern: a character, a run of them, or ``**/``."""
+
     kind: str
     test: Callable[[str], bool]  # the characters it (or its run) matches
     text: str  # the regular expression it stands for

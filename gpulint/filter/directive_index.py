@@ -24,7 +24,8 @@ def _selector_keys(selector: str) -> tuple[str, ...]:
 
 
 def _pointer_prefixes(pointer: str) -> Iterator[str]:
-    """"" and every ancestor of a JSON pointer, itself included ("/a/b": "", "/a", "/a/b")."""
+    """The empty pointer and every ancestor of ``pointer``, itself included
+    ("/a/b": "", "/a", "/a/b")."""
     yield ""
     at = pointer.find("/", 1)
     while at != -1:
