@@ -8,6 +8,7 @@ key's line and column; the CLI exits with code 2 on any of them.
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Any
 
 from gpulint.config import globs
@@ -140,10 +141,10 @@ def _custom_rules(
         if name in seen_names:
             errors.append(locate(base + ("name",), f"rule name {name} is already taken"))
             continue
-        rule, problem = custom_rules.build_rule(spec)
+        rule, problem = custom_rules.build_rule(spec, partial(_site, locate, base))
         if rule is None:
-            subpath, message = problem or ((), "invalid custom rule")
-            errors.append(locate(base + subpath, message, "value"))
+            subpath, message, at = problem or ((), "invalid custom rule", "value")
+            errors.append(locate(base + subpath, message, at))
             continue
         seen_codes.add(code)
         seen_names.add(name)
@@ -159,6 +160,12 @@ def _exclude_errors(values: dict, locate: _Locator) -> list[InputError]:
         except globs.GlobError as exc:
             errors.append(locate(("exclude", i), f"invalid pattern: {exc}", "value"))
     return errors
+
+
+def _site(locate: _Locator, base: tuple, path: tuple, at: str) -> tuple[str, int, int]:
+    """Where a part of a custom rule is written, for errors raised while linting."""
+    found = locate(base + path, "", at)
+    return found.file, found.line, found.column
 
 
 def _unknown_rules(values: dict, registry: Registry, locate: _Locator) -> list[InputError]:

@@ -25,7 +25,7 @@ def once(source: Source, question: Callable[[str], T]) -> T:
     if answers is None:
         answers = source.meta[_KEY] = {}
     if question in answers:
-        return answers[question]  # type: ignore[no-any-return]
+        return answers[question]
     answer = answers[question] = question(source.text)
     return answer
 
