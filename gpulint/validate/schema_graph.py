@@ -124,11 +124,12 @@ class SchemaGraph:
 
     def problems(self) -> Iterator[tuple[tuple, str]]:
         """(path, message): local references to nothing, and loops that never descend."""
-        edges: list[list[int]] = [[] for _ in self.nodes]
+        edges: list[list[int]] = [[] for _ in self.nodes]  # applying to the same instance
+        applied: list[list[int]] = [[] for _ in self.nodes]  # to it or a part of it
         for index, (path, schema, resource) in enumerate(self.nodes):
-            for sub_path, sub, in_place in children(schema):
-                if in_place and isinstance(sub, dict):
-                    edges[index].append(self.by_path[path + sub_path])
+            for sub_path, _sub, in_place in children(schema):
+                if in_place is not None:
+                    (edges if in_place else applied)[index].append(self.by_path[path + sub_path])
             for ref_keyword in REFS:
                 ref = schema.get(ref_keyword)
                 if not isinstance(ref, str) or not ref.startswith("#"):
@@ -138,7 +139,7 @@ class SchemaGraph:
                     yield path + (ref_keyword,), f"$ref {ref!r} names nothing in this schema"
                 else:
                     edges[index].append(target)
-        loop = _loop(edges)
+        loop = _loop(edges, _reachable(edges, applied))
         if loop is not None:
             start, back = loop
             where = self.nodes[start][0]
@@ -168,10 +169,23 @@ def _shown(path: tuple) -> str:
     return "#/" + "/".join(str(p) for p in path) if path else "#"
 
 
-def _loop(edges: list[list[int]]) -> tuple[int, int] | None:
+def _reachable(edges: list[list[int]], applied: list[list[int]]) -> list[int]:
+    """The nodes validation can reach from the root (a definition nobody names is not)."""
+    seen = {0} if edges else set()
+    stack = list(seen)
+    while stack:
+        node = stack.pop()
+        for target in edges[node] + applied[node]:
+            if target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return sorted(seen)
+
+
+def _loop(edges: list[list[int]], roots: list[int]) -> tuple[int, int] | None:
     """(a node on a cycle, the node it returns to) or None; iterative depth-first search."""
     state = [0] * len(edges)  # 0 unseen, 1 on the stack, 2 done
-    for root in range(len(edges)):
+    for root in roots:
         if state[root]:
             continue
         stack = [(root, iter(edges[root]))]

@@ -59,6 +59,7 @@ PATTERNS = st.text(alphabet="ab/*?[]!\\", min_size=1, max_size=12).filter(
 PATHS = st.text(alphabet="ab/", max_size=16)
 
 
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # the reference's nested sets
 @given(PATTERNS, st.lists(PATHS, max_size=8))
 def test_patterns_answer_as_the_regular_expressions_did(pattern, paths):
     try:
@@ -177,3 +178,25 @@ def test_an_invalid_set_on_the_command_line_is_a_usage_error(tmp_path, monkeypat
     result = run_cli("check", "--exclude", "[z-a]", ".")
     assert result.exit_code == 2
     assert result.stderr.startswith("gpulint: --exclude: invalid set '[z-a]'")
+
+
+def test_exemption_and_custom_rule_globs_stay_linear(tmp_path, monkeypatch):
+    """Shell-style globs (exemptions' names, custom rules' kinds and namespaces) go through
+    fnmatch, whose translation cannot backtrack between stars (atomic groups)."""
+    hostile = "*a*a*a*a*a*a*a*a*a*a*a*a*b"
+    (tmp_path / ".gpulint.yaml").write_text(
+        "exemptions:\n"
+        f"  - {{names: ['{hostile}'], namespaces: ['{hostile}'], reason: r}}\n"
+        "custom-rules:\n"
+        "  - {code: TEAM001, name: t, message: m, target: Pod,\n"
+        f"     match: {{kinds: ['{hostile}']}}, schema: {{}}}}\n"
+    )
+    name = "a" * 20_000
+    (tmp_path / "pod.yaml").write_text(
+        f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: {name}\n"
+        "spec:\n  containers:\n    - name: c\n      image: nvcr.io/nvidia/cuda:12.4.1-base\n"
+        "      resources:\n        requests:\n          nvidia.com/gpu: 1\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("check", "--select", "GPU101", "--format", "json", "pod.yaml")
+    assert [f["code"] for f in json.loads(result.stdout)["findings"]] == ["GPU101"]
