@@ -135,10 +135,21 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
             if facts:
                 result.facts.setdefault(rule.code, []).extend(facts)
 
+    # Only the rules with a hook for it: most rules have no document hook, a few no
+    # resource hook (a call per rule per document is most of a small document's cost).
+    idle = ctx.idle
     for rule in ctx.rules:
-        _guarded(ctx, rule, doc, result, lambda rule=rule: document_rule(rule))
+        if rule.check_document is not None or (
+            rule.collect_document is not None and rule.code not in idle
+        ):
+            _guarded(ctx, rule, doc, result, lambda rule=rule: document_rule(rule))
+    resource_rules = [
+        r
+        for r in ctx.rules
+        if r.check_resource is not None or (r.collect is not None and r.code not in idle)
+    ]
     for resource in resources_of(doc):
-        for rule in ctx.rules:
+        for rule in resource_rules:
             _guarded(
                 ctx, rule, doc, result, lambda rule=rule, res=resource: resource_rule(rule, res)
             )

@@ -42,13 +42,17 @@ class DirectiveIndex:
         self.same_source = same_source
         self._comments: dict[tuple, list[tuple[int, Directive]]] = {}
         self._annotations: dict[tuple, list[tuple[int, Directive]]] = {}
+        self._lines: set[tuple] = set()  # (file, line) a comment covers
+        self._objects: set = set()  # objects an annotation sits on
         for order, d in enumerate(directives):
             keys = {k for s in d.selectors for k in _selector_keys(s)}
             if d.kind == "comment":
                 for line in set(d.lines):
+                    self._lines.add((d.location.file, line))
                     for key in keys:
                         self._file(self._comments, (d.location.file, line, key), order, d)
                 continue
+            self._objects.add(d.resource)
             files = (None,) if same_source else set(d.files)
             for file in files:
                 for key in keys:
@@ -63,8 +67,10 @@ class DirectiveIndex:
         annotations, each in the order given (as trying them one by one would)."""
         keys = (ALL, finding.code, finding.name)
         loc = finding.location
-        found = self._first(self._comments, ((loc.file, loc.line, k) for k in keys), finding)
-        if found is None:
+        found = None
+        if (loc.file, loc.line) in self._lines:
+            found = self._first(self._comments, ((loc.file, loc.line, k) for k in keys), finding)
+        if found is None and finding.resource in self._objects:
             file = None if self.same_source else loc.file
             wanted = (
                 (finding.resource, prefix, k, file)
