@@ -44,7 +44,8 @@ spec:
     resources: {{limits: {{nvidia.com/gpu: 1}}}}
 """,
     "kind: ConfigMap\napiVersion: v1\nmetadata: {{name: settings-{i}}}\ndata: {{mode: fast}}\n",
-    "kind: Service\napiVersion: v1\nmetadata: {{name: serve-{i}}}\nspec: {{ports: [{{port: 80}}]}}\n",
+    "kind: Service\napiVersion: v1\nmetadata: {{name: serve-{i}}}\n"
+    "spec: {{ports: [{{port: 80}}]}}\n",
     """\
 kind: Pod
 apiVersion: v1
