@@ -17,68 +17,9 @@ from typing import Any
 
 import pytest
 
-from gpulint import lazy_re
-from gpulint.inputs import sources
-from gpulint.yaml import parse, templates
-from tests.helpers import RULES, run_cli
+from tests.helpers import RULES, CountedText, count_text_scans, run_cli
 
 RATIO = 2.25  # twice the documents: twice the work, and some slack for the run's fixed part
-
-
-class _Counted(str):
-    """A source text that counts the characters its searches scan."""
-
-    scanned = 0
-
-    def _charge(self, start: Any, end: Any, found: int, width: int = 1) -> None:
-        start = 0 if start is None else start
-        end = len(self) if end is None else end
-        _Counted.scanned += (found + width - start) if found >= 0 else max(end - start, 0)
-
-    def __contains__(self, item: object) -> bool:
-        found = str.find(self, item)  # type: ignore[arg-type]
-        self._charge(None, None, found, len(item))  # type: ignore[arg-type]
-        return found >= 0
-
-    def find(self, sub: str, start: Any = None, end: Any = None) -> int:
-        found = str.find(self, sub, start, end)
-        self._charge(start, end, found, len(sub))
-        return found
-
-    def index(self, sub: str, start: Any = None, end: Any = None) -> int:
-        found = str.find(self, sub, start, end)
-        self._charge(start, end, found, len(sub))
-        return str.index(self, sub, start, end)
-
-    def rfind(self, sub: str, start: Any = None, end: Any = None) -> int:
-        found = str.rfind(self, sub, start, end)
-        end = len(self) if end is None else end
-        _Counted.scanned += end - found if found >= 0 else end - (start or 0)
-        return found
-
-    def count(self, sub: str, start: Any = None, end: Any = None) -> int:
-        self._charge(start, end, -1)
-        return str.count(self, sub, start, end)
-
-    def splitlines(self, keepends: bool = False) -> list[str]:
-        _Counted.scanned += len(self)
-        return str.splitlines(self, keepends)
-
-    def split(self, sep: Any = None, maxsplit: int = -1) -> list[str]:
-        _Counted.scanned += len(self)
-        return str.split(self, sep, maxsplit)
-
-
-def _counting_patterns(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("search", "match", "finditer", "findall"):
-        real = getattr(lazy_re.LazyPattern, name)
-
-        def counted(self: Any, text: Any, *args: Any, _real: Any = real) -> Any:
-            if isinstance(text, _Counted):
-                _Counted.scanned += len(text)  # at most: a search may stop early
-            return _real(self, text, *args)
-
-        monkeypatch.setattr(lazy_re.LazyPattern, name, counted)
 
 
 def _documents() -> list[str]:
@@ -110,32 +51,19 @@ def _run(tmp_path: Any, count: int) -> tuple[int, int]:
     """(Python calls, characters scanned) of linting one file of ``count`` documents."""
     path = tmp_path / f"{count}.yaml"
     path.write_text(_stream(count))
-    _Counted.scanned = 0
+    CountedText.scanned = 0
     profile = cProfile.Profile()
     profile.enable()
     result = run_cli("check", "--jobs", "1", "--format", "json", str(path))
     profile.disable()
     assert result.exit_code in (1, 2), result.stderr
     calls = sum(stat[1] for stat in pstats.Stats(profile).stats.values())  # type: ignore[attr-defined]
-    return calls, _Counted.scanned
+    return calls, CountedText.scanned
 
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    real = sources.decode
-
-    def decode(path: str, data: bytes, origin: str = "file") -> Any:
-        found = real(path, data, origin)
-        if isinstance(found, sources.Source):
-            found.text = _Counted(found.text)
-        return found
-
-    monkeypatch.setattr(sources, "decode", decode)
-    # libyaml takes an exact str: it parses a plain copy (once per source)
-    composer, parser = parse._Composer, templates.CParser
-    monkeypatch.setattr(parse, "_Composer", lambda text: composer(str(text)))
-    monkeypatch.setattr(templates, "CParser", lambda text: parser(str(text)))
-    _counting_patterns(monkeypatch)
+    count_text_scans(monkeypatch)
     yield
 
 
