@@ -239,6 +239,10 @@ class LinearPattern:
         self.kinds, self.details, self.outs = builder.kinds, builder.details, builder.outs
         self.assertions = builder.used_assertions
         self._used = [k for k in range(7) if self.assertions >> k & 1]
+        # ^, $, \A, \Z alone hold nowhere but at the ends: the middle needs no context
+        self._ends_only = (
+            not self._used or max(self._used) <= _DOLLAR and _LINE_START not in self._used
+        )
         self.match_bit = 1 << match
         self.spent = 0
         self._closures: dict[tuple[int, int], int] = {}
@@ -250,8 +254,12 @@ class LinearPattern:
         states = 0
         closures, steps = self._closures, self._steps
         last = len(text)
+        ends_only = self._ends_only
         for pos in range(last + 1):
-            context = self._context(text, pos) if self.assertions else 0
+            if ends_only and 0 < pos < last - 1:
+                context = 0
+            else:
+                context = self._context(text, pos) if self.assertions else 0
             key = (states | start, context)
             current = closures.get(key)
             if current is None:
