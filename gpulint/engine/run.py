@@ -135,19 +135,11 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
             if facts:
                 result.facts.setdefault(rule.code, []).extend(facts)
 
-    # Only the rules with a hook for it: most rules have no document hook, a few no
-    # resource hook (a call per rule per document is most of a small document's cost).
+    # Only rules with a hook for it: a call per rule and document is most of a small one's cost.
     idle = ctx.idle
-    for rule in ctx.rules:
-        if rule.check_document is not None or (
-            rule.collect_document is not None and rule.code not in idle
-        ):
-            _guarded(ctx, rule, doc, result, lambda rule=rule: document_rule(rule))
-    resource_rules = [
-        r
-        for r in ctx.rules
-        if r.check_resource is not None or (r.collect is not None and r.code not in idle)
-    ]
+    for rule in [r for r in ctx.rules if _hooked(r.check_document, r.collect_document, r, idle)]:
+        _guarded(ctx, rule, doc, result, lambda rule=rule: document_rule(rule))
+    resource_rules = [r for r in ctx.rules if _hooked(r.check_resource, r.collect, r, idle)]
     for resource in resources_of(doc):
         for rule in resource_rules:
             _guarded(
@@ -160,6 +152,10 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
             )
         if settings.verbose:
             _notice_unread(doc, resource, result)
+
+
+def _hooked(check: Any, collect: Any, rule: Rule, idle: Any) -> bool:
+    return check is not None or (collect is not None and rule.code not in idle)
 
 
 def _notice_unread(doc: Document, resource: Resource, result: FileResult) -> None:

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import RULES, CountedText, count_text_scans, run_cli
+from tests.helpers import RULES, run_cli
+from tests.text_scans import CountedText, count_text_scans
 
 RATIO = 2.25  # twice the documents: twice the work, and some slack for the run's fixed part
 

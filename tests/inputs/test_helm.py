@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from gpulint.inputs.render.template_map import find
-from tests.helpers import HELM_TEMPLATE, CountedText, count_text_scans, run_cli
+from tests.helpers import HELM_TEMPLATE, run_cli
+from tests.text_scans import CountedText, count_text_scans
 
 TEMPLATE = HELM_TEMPLATE  # the `chart` fixture's template (conftest.py)
 
