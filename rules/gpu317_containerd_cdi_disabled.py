@@ -172,12 +172,11 @@ def finalize(found: list, ctx: Context) -> Iterator[Report]:
     named = f"{first.how}: {','.join(first.strategies)}"
     more = f", and {len(sites) - 1} more" if len(sites) > 1 else ""
     related = [(s.anchor, f"{s.how}: {','.join(s.strategies)}") for s in sites]
+    annotations = any(device_list.CDI_ANNOTATIONS in s.strategies for s in sites)
     for off in found:
         if not isinstance(off, CdiOff):
             continue
-        if off.passes_annotations and any(
-            device_list.CDI_ANNOTATIONS in s.strategies for s in sites
-        ):
+        if off.passes_annotations and annotations:
             continue  # CDI annotations reach the NVIDIA runtime through container_annotations
         yield Report.placed(
             off.anchor,

@@ -132,10 +132,11 @@ def finalize(found: list, ctx: Context) -> Iterator[Report]:
     first: dict[str, facts.VersionFact] = {}
     for fact in sorted(found, key=lambda f: (f.anchor.location.file, f.anchor.location.line)):
         first.setdefault(fact.version, fact)
+    ordered = sorted(counts, key=_key)  # once, not once per fact
     for fact in found:
         if fact.version == reference:
             continue
-        versions = [v for v in sorted(counts, key=_key) if v != fact.version]
+        versions = [v for v in ordered if v != fact.version]
         related = [
             (first[v].anchor, f"{first[v].label} deploys device plugin {v}") for v in versions
         ]

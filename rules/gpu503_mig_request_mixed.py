@@ -66,10 +66,10 @@ from typing import Any
 from gpulint.model.dra import (
     FULL_GPU_CLASS,
     MIG_CLASS,
+    ClaimIndex,
     ClaimObject,
     claim_objects,
     container_claims,
-    namespaces_match,
     pod_claims,
 )
 from gpulint.model.gpu import NVIDIA_GPU
@@ -150,19 +150,12 @@ def collect(resource: Resource, ctx: Context) -> list[Any]:
     return facts
 
 
-def _claim_devices(objects: list[ClaimObject], use: _ClaimUse) -> tuple[int, int, list[str]]:
+def _claim_devices(objects: ClaimIndex, use: _ClaimUse) -> tuple[int, int, list[str]]:
     """(MIG devices, full GPUs, descriptions) the container gets from its claims."""
     mig = full = 0
     shown = []
     for kind, target, entry, request in use.refs:
-        found = [
-            o
-            for o in objects
-            if o.kind == kind
-            and o.name == target
-            and namespaces_match(o.namespace, use.namespace)
-            and not o.generated
-        ]
+        found = objects.matching(kind, target, use.namespace, usable=True)
         if len(found) != 1:
             continue  # not in the run, or ambiguous: its devices are unknown
         for name, device_class, devices in found[0].exact:
@@ -181,7 +174,7 @@ def _claim_devices(objects: list[ClaimObject], use: _ClaimUse) -> tuple[int, int
 
 @rule.finalizer
 def finalize(facts: list[Any], ctx: Context) -> Iterator[Report]:
-    objects = [f for f in facts if isinstance(f, ClaimObject)]
+    objects = ClaimIndex([f for f in facts if isinstance(f, ClaimObject)])
     for use in facts:
         if not isinstance(use, _ClaimUse):
             continue

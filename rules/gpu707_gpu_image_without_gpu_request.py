@@ -226,7 +226,7 @@ def collect_document(doc: Document, ctx: Context) -> list:
     ):
         anchor = ctx.document_anchor(doc, toolkit.prefix + ("toolkit",))
         found.append(_operator(toolkit, "GPU Operator values", anchor))
-    if runtimes.refuses_envvar_text(doc.source.text):
+    if runtimes.refuses_envvar_source(doc):
         found.append(Refuses())
     return found
 
@@ -314,11 +314,12 @@ def finalize(found: list, ctx: Context) -> Iterator[Report]:
     configs = [f for f in found if isinstance(f, DefaultFact)]
     nvidia_runtimes = {name for c in configs for name in c.runtimes}
     default = _default_runtime(operators, configs)
+    managing = next((o for o in operators if o.enabled), None)  # once, not per candidate
     for candidate in candidates:
         if candidate.runtime_class is None:
             why = default
         else:
-            why = _by_class(candidate.runtime_class, classes, operators, nvidia_runtimes)
+            why = _by_class(candidate.runtime_class, classes, managing, nvidia_runtimes)
         if why is False:
             continue
         message = _message(candidate, why[0] if why else None)
@@ -353,17 +354,16 @@ def _default_runtime(operators: list[OperatorFact], configs: list[DefaultFact]) 
 
 
 def _by_class(
-    name: str, classes: dict[str, ClassFact], operators: list[OperatorFact], nvidia: set[str]
+    name: str, classes: dict[str, ClassFact], first: OperatorFact | None, nvidia: set[str]
 ) -> Why:
+    """``first``: the first operator whose toolkit is enabled."""
     fact = classes.get(name)
     if fact is not None:
         handler = fact.handler or ""
         if handler in containerd.OPERATOR_RUNTIME_CLASSES or handler in nvidia:
             return (f"RuntimeClass {name} has handler {handler!r}", fact.anchor)
         return False
-    managing = [o for o in operators if o.enabled]
-    if name in containerd.OPERATOR_RUNTIME_CLASSES and managing:
-        first = managing[0]
+    if name in containerd.OPERATOR_RUNTIME_CLASSES and first is not None:
         text = f"per {first.label}, the GPU Operator creates RuntimeClass {name}, handler {name!r}"
         return (text, first.anchor)
     return None

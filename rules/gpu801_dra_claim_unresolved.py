@@ -97,10 +97,10 @@ from typing import Any
 
 from gpulint.model.dra import (
     TEMPLATE,
+    ClaimIndex,
     ClaimObject,
     claim_objects,
     container_claims,
-    namespaces_match,
     pod_claims,
 )
 from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, record
@@ -197,38 +197,32 @@ def collect(resource: Resource, ctx: Context) -> list[Any]:
     return facts
 
 
-def _matches(objects: list[ClaimObject], ref: _PodRef | _RequestRef) -> list[ClaimObject]:
-    return [
-        o
-        for o in objects
-        if o.kind == ref.kind
-        and o.name == ref.target
-        and namespaces_match(o.namespace, ref.namespace)
-    ]
+# A suggestion compares the name with each of the namespace's names: bounded, so that a
+# file of many unresolved references stays linear.
+MAX_SUGGESTED = 100
+TEMPLATE_FIELD = "resourceClaimTemplateName"
 
 
-def _unresolved(objects: list[ClaimObject], ref: _PodRef) -> str | None:
+def _matches(objects: ClaimIndex, ref: _PodRef | _RequestRef) -> list[ClaimObject]:
+    return objects.matching(ref.kind, ref.target, ref.namespace)
+
+
+def _unresolved(objects: ClaimIndex, ref: _PodRef) -> str | None:
     if "$" in ref.target or "{{" in ref.target:
         return None  # an unrendered placeholder (envsubst, templates) names nothing yet
-    if not any(o.namespace == ref.namespace for o in objects):
+    if ref.namespace not in objects.namespaces:
         return None  # the run defines nothing for this namespace: the object may live elsewhere
     if _matches(objects, ref):
         return None
     where = f"namespace {ref.namespace!r}" if ref.namespace else "objects without a namespace"
-    names = {o.name for o in objects if o.kind == ref.kind and o.namespace == ref.namespace}
-    other = [
-        o
-        for o in objects
-        if o.kind != ref.kind
-        and o.name == ref.target
-        and namespaces_match(o.namespace, ref.namespace)
-    ]
-    hint = did_you_mean(ref.target, names)
+    names = objects.names(ref.kind, ref.namespace)
+    other = objects.other_kind(ref.kind, ref.target, ref.namespace)
+    hint = did_you_mean(ref.target, names) if len(names) <= MAX_SUGGESTED else ""
     if other:
         field = (
-            "resourceClaimName" if other[0].kind == "ResourceClaim" else "resourceClaimTemplateName"
+            "resourceClaimName" if other.kind == "ResourceClaim" else "resourceClaimTemplateName"
         )
-        hint += f"; a {other[0].kind} of that name exists: reference it with {field}"
+        hint += f"; a {other.kind} of that name exists: reference it with {field}"
     return (
         f"claim {ref.entry!r} names {ref.kind} {ref.target!r}, which the lint run does not define "
         f"in {where}; the pod stays Pending: {_RESOURCE[ref.kind]}.resource.k8s.io "
@@ -236,7 +230,7 @@ def _unresolved(objects: list[ClaimObject], ref: _PodRef) -> str | None:
     )
 
 
-def _unknown_request(objects: list[ClaimObject], ref: _RequestRef) -> str | None:
+def _unknown_request(objects: ClaimIndex, ref: _RequestRef) -> str | None:
     found = _matches(objects, ref)
     if len(found) != 1 or found[0].generated or not found[0].requests:
         return None
@@ -253,7 +247,7 @@ def _unknown_request(objects: list[ClaimObject], ref: _RequestRef) -> str | None
 
 @rule.finalizer
 def finalize(facts: list[Any], ctx: Context) -> Iterator[Report]:
-    objects = [f for f in facts if isinstance(f, ClaimObject)]
+    objects = ClaimIndex([f for f in facts if isinstance(f, ClaimObject)])
     for fact in facts:
         if isinstance(fact, _PodRef):
             message = _unresolved(objects, fact)

@@ -98,13 +98,13 @@ from typing import Any
 from gpulint.model.dra import (
     DEVICE_CLASS,
     GPU_DEVICE_CLASSES,
+    ClaimIndex,
     ClaimObject,
     claim_objects,
     class_selects_gpus,
     container_claims,
     extended_resource_name,
     is_dra_object,
-    namespaces_match,
     pod_claims,
 )
 from gpulint.model.gpu import NVIDIA_GPU, NVIDIA_SHARED, gpu_entries, is_mig_resource
@@ -185,7 +185,7 @@ def collect(resource: Resource, ctx: Context) -> list[Any]:
 
 @rule.finalizer
 def finalize(facts: list[Any], ctx: Context) -> Iterator[Report]:
-    objects = [f for f in facts if isinstance(f, ClaimObject)]
+    objects = ClaimIndex([f for f in facts if isinstance(f, ClaimObject)])
     classes = [f for f in facts if isinstance(f, _Class)]
     gpu_classes = set(GPU_DEVICE_CLASSES) | {c.name for c in classes if c.selects_gpus}
     dra_backed = {c.extended_resource for c in classes if c.extended_resource}
@@ -193,14 +193,8 @@ def finalize(facts: list[Any], ctx: Context) -> Iterator[Report]:
     for mix in facts:
         if not isinstance(mix, _Mix) or mix.resource in dra_backed:
             continue
-        targets = [
-            o
-            for o in objects
-            if o.kind == mix.kind
-            and o.name == mix.target
-            and namespaces_match(o.namespace, mix.namespace)
-        ]
-        used = sorted({c for o in targets for c in o.classes if c in gpu_classes})
+        classes_used = objects.classes(mix.kind, mix.target, mix.namespace)
+        used = sorted({c for c in classes_used if c in gpu_classes})
         key = (mix.anchor, mix.resource)
         if not used or key in reported:
             continue

@@ -15,7 +15,7 @@ from typing import NoReturn
 
 from gpulint.cli.option_groups import choices_metavar
 from gpulint.config import file as config_mod
-from gpulint.config.globs import PathFilter
+from gpulint.config.globs import GlobError, PathFilter
 from gpulint.config.merge import FLAGGED, apply_config
 from gpulint.config.settings import Settings
 from gpulint.filter import baseline
@@ -154,7 +154,10 @@ def setup(registry: Registry, options: argparse.Namespace) -> Setup:
         if patterns:
             result.filters.append(PathFilter(patterns, result.config.root))
     if flags["exclude"]:
-        result.filters.append(PathFilter(flags["exclude"], os.getcwd()))
+        try:
+            result.filters.append(PathFilter(flags["exclude"], os.getcwd()))
+        except GlobError as exc:
+            _fail([f"gpulint: --exclude: {printable(str(exc))}"])
     return result
 
 

@@ -8,8 +8,10 @@ key's line and column; the CLI exits with code 2 on any of them.
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Any
 
+from gpulint.config import globs
 from gpulint.config.settings import Exemption
 from gpulint.findings import InputError, Severity
 from gpulint.inputs.sources import decode
@@ -96,6 +98,7 @@ def load_config(path: str, registry: Registry) -> Config:
     known = Registry(list(registry) + config.custom_rules) if not rule_errors else registry
     errors.extend(_unknown_rules(values, known, locate))
     errors.extend(_rule_option_errors(values, known, locate))
+    errors.extend(_exclude_errors(values, locate))
     if errors:
         raise ConfigError(sorted(errors, key=InputError.sort_key))
     config.exemptions = tuple(_exemption(e, known) for e in values.get("exemptions", ()))
@@ -138,15 +141,31 @@ def _custom_rules(
         if name in seen_names:
             errors.append(locate(base + ("name",), f"rule name {name} is already taken"))
             continue
-        rule, problem = custom_rules.build_rule(spec)
+        rule, problem = custom_rules.build_rule(spec, partial(_site, locate, base))
         if rule is None:
-            subpath, message = problem or ((), "invalid custom rule")
-            errors.append(locate(base + subpath, message, "value"))
+            subpath, message, at = problem or ((), "invalid custom rule", "value")
+            errors.append(locate(base + subpath, message, at))
             continue
         seen_codes.add(code)
         seen_names.add(name)
         rules.append(rule)
     return rules, errors
+
+
+def _exclude_errors(values: dict, locate: _Locator) -> list[InputError]:
+    errors = []
+    for i, pattern in enumerate(values.get("exclude", ())):
+        try:
+            globs.compile_pattern(pattern)
+        except globs.GlobError as exc:
+            errors.append(locate(("exclude", i), f"invalid pattern: {exc}", "value"))
+    return errors
+
+
+def _site(locate: _Locator, base: tuple, path: tuple, at: str) -> tuple[str, int, int]:
+    """Where a part of a custom rule is written, for errors raised while linting."""
+    found = locate(base + path, "", at)
+    return found.file, found.line, found.column
 
 
 def _unknown_rules(values: dict, registry: Registry, locate: _Locator) -> list[InputError]:

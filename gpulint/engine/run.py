@@ -34,7 +34,7 @@ from gpulint.report import rule_pages
 from gpulint.report.held import detail_lines
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.registry import builtin_rules
-from gpulint.rules.rule import Context, Report, Rule
+from gpulint.rules.rule import Context, Report, Rule, RuleError
 from gpulint.yaml import toml_tree
 from gpulint.yaml.parse import Document, documents
 from gpulint.yaml.positions import place, place_with_value
@@ -101,6 +101,9 @@ def _internal_error(rule: Rule, doc: Document, exc: Exception, ctx: Context) -> 
 def _guarded(ctx: Context, rule: Rule, doc: Document, result: FileResult, call: Callable) -> None:
     try:
         call()
+    except RuleError as exc:  # reported at the configuration, once however often raised
+        if exc.error not in result.errors:
+            result.errors.append(exc.error)
     except Exception as exc:  # a bug in one rule must not hide what the others find
         result.errors.append(_internal_error(rule, doc, exc, ctx))
 
@@ -132,10 +135,13 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
             if facts:
                 result.facts.setdefault(rule.code, []).extend(facts)
 
-    for rule in ctx.rules:
+    # Only rules with a hook for it: a call per rule and document is most of a small one's cost.
+    idle = ctx.idle
+    for rule in [r for r in ctx.rules if _hooked(r.check_document, r.collect_document, r, idle)]:
         _guarded(ctx, rule, doc, result, lambda rule=rule: document_rule(rule))
+    resource_rules = [r for r in ctx.rules if _hooked(r.check_resource, r.collect, r, idle)]
     for resource in resources_of(doc):
-        for rule in ctx.rules:
+        for rule in resource_rules:
             _guarded(
                 ctx, rule, doc, result, lambda rule=rule, res=resource: resource_rule(rule, res)
             )
@@ -146,6 +152,10 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
             )
         if settings.verbose:
             _notice_unread(doc, resource, result)
+
+
+def _hooked(check: Any, collect: Any, rule: Rule, idle: Any) -> bool:
+    return check is not None or (collect is not None and rule.code not in idle)
 
 
 def _notice_unread(doc: Document, resource: Resource, result: FileResult) -> None:
@@ -336,7 +346,7 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     held = held_back(findings, ctx.rules)
     findings = [f for f in findings if not f.held]
     findings.sort(key=Finding.sort_key)
-    errors.sort(key=InputError.sort_key)
+    errors = sorted(dict.fromkeys(errors), key=InputError.sort_key)  # each said once
     rules = _with_pages([r.info for r in ctx.rules])
     if held and ctx.settings.verbose:
         notices.update(dict.fromkeys(detail_lines(held)))

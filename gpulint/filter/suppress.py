@@ -27,7 +27,8 @@ from typing import Any
 
 from gpulint.config.settings import Settings
 from gpulint.filter import baseline
-from gpulint.findings import Finding, InputError, Location, ResourceRef, Suppression
+from gpulint.filter.directive_index import DirectiveIndex
+from gpulint.findings import Finding, InputError, Location, Suppression
 from gpulint.inputs.sources import Source
 from gpulint.model.resource import resources_of
 from gpulint.model.workloads import get
@@ -48,6 +49,7 @@ def _scan_comments(path: str, text: str) -> tuple[list[Directive], list[InputErr
     directives: list[Directive] = []
     errors: list[InputError] = []
     lines = text.splitlines()
+    code = -1  # the next code line found so far: a block of comment lines shares it
     for index, line in enumerate(lines):
         if "gpulint:" not in line:
             continue
@@ -61,19 +63,22 @@ def _scan_comments(path: str, text: str) -> tuple[list[Directive], list[InputErr
             continue
         selectors, until, reason = parsed.selectors, parsed.until, parsed.reason
         own_line = not line[: match.start()].strip()
-        covered = (_next_code_line(lines, index),) if own_line else (number,)
+        if own_line and code <= index:
+            code = _next_code_index(lines, index)
+        covered = ((code + 1 if code < len(lines) else index + 2),) if own_line else (number,)
         location = Location(path, number, column, number, len(line) + 1)
         directives.append(Directive("comment", location, selectors, reason, until, covered))
     return directives, errors
 
 
-def _next_code_line(lines: list[str], index: int) -> int:
-    """1-based number of the first line after ``index`` that is not blank or a comment."""
+def _next_code_index(lines: list[str], index: int) -> int:
+    """0-based index of the first line after ``index`` that is not blank or a comment;
+    ``len(lines)`` if there is none."""
     for later in range(index + 1, len(lines)):
         stripped = lines[later].strip()
         if stripped and not stripped.startswith("#"):
-            return later + 1
-    return index + 2
+            return later
+    return len(lines)
 
 
 def annotations_of(doc: Document) -> list[Directive]:
@@ -140,28 +145,16 @@ def apply(
     if not directives or not settings.suppressions:
         return
     today = today or datetime.date.today()
-    # Indexed by where they can apply: a run holds thousands of findings and directives.
-    by_line: dict[tuple[str, int], list[Directive]] = {}
-    by_resource: dict[ResourceRef | None, list[Directive]] = {}
-    for d in directives:
-        if not _honoured(d, settings, today):
-            continue
-        if d.kind == "comment":
-            for line in d.lines:
-                by_line.setdefault((d.location.file, line), []).append(d)
-        else:
-            by_resource.setdefault(d.resource, []).append(d)
+    # Indexed by what they cover: a run holds thousands of findings and directives.
+    index = DirectiveIndex((d for d in directives if _honoured(d, settings, today)), same_source)
     for finding in findings:
         if finding.suppression is not None:
             continue
-        loc = finding.location
-        candidates = by_line.get((loc.file, loc.line), []) + by_resource.get(finding.resource, [])
-        for directive in candidates:
-            selector = directive.covers(finding, same_source)
-            if selector is not None:
-                directive.used.add(selector)
-                finding.suppression = Suppression(directive.kind, directive.reason)
-                break
+        found = index.first_covering(finding)
+        if found is not None:
+            directive, selector = found
+            directive.used.add(selector)
+            finding.suppression = Suppression(directive.kind, directive.reason)
 
 
 def finish(ctx: Context, findings: list[Finding], directives: list[Directive]) -> None:

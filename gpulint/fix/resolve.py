@@ -29,6 +29,7 @@ from gpulint.fix.spec import (
     SetScalar,
     Value,
 )
+from gpulint.model import source_text
 from gpulint.yaml.parse import Document
 from gpulint.yaml.scalars import resolve_plain
 
@@ -81,7 +82,8 @@ class _Resolver:
         # Once per document (a source is parsed once): many fixes walk its tree once.
         cache = doc.source.meta.setdefault("fix_trees", {})
         if doc.index not in cache:
-            shared = _shared_nodes(doc.node) if "&" in self.text else set()
+            anchors = source_text.mentions(doc.source, "&")  # once per source, not per fix
+            shared = _shared_nodes(doc.node) if anchors else set()
             cache[doc.index] = (shared, _layout(doc.node))
         self.shared, self.layout = cache[doc.index]
 

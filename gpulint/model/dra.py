@@ -290,3 +290,59 @@ def _cel_walk(node: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
     elif isinstance(node, list):
         for i, item in enumerate(node):
             yield from _cel_walk(item, path + (i,))
+
+
+_ANY = object()  # a key part: any namespace
+
+
+class ClaimIndex:
+    """The run's claim objects, looked up by what a reference names (GPU503, GPU801,
+    GPU803): comparing every reference with every object is quadratic in a large file."""
+
+    def __init__(self, objects: list[ClaimObject]) -> None:
+        self.namespaces = {o.namespace for o in objects}
+        self._places: dict[tuple, list[ClaimObject]] = {}  # (kind, name, namespace or ANY)
+        self._names: dict[tuple[str, str | None], set[str]] = {}
+        self._kinds: set[str] = set()
+        self._classes: dict[tuple, tuple[str, ...]] = {}
+        for o in objects:
+            self._places.setdefault((o.kind, o.name, o.namespace), []).append(o)
+            self._places.setdefault((o.kind, o.name, _ANY), []).append(o)
+            self._names.setdefault((o.kind, o.namespace), set()).add(o.name)
+            self._kinds.add(o.kind)
+        self._order = {id(o): i for i, o in enumerate(objects)}
+
+    def matching(
+        self, kind: str, name: str, namespace: str | None, limit: int = 2, usable: bool = False
+    ) -> list[ClaimObject]:
+        """The first ``limit`` objects (in the run's order) of that kind and name whose
+        namespace matches (:func:`namespaces_match`); ``usable``: not generated ones."""
+        if namespace is None:
+            groups = [self._places.get((kind, name, _ANY), [])]
+        else:
+            groups = [self._places.get((kind, name, ns), []) for ns in (namespace, None)]
+        found: list[ClaimObject] = []
+        for group in groups:
+            kept = (o for o in group if not (usable and o.generated))
+            found.extend(o for _, o in zip(range(limit), kept, strict=False))
+        found.sort(key=lambda o: self._order[id(o)])
+        return found[:limit]
+
+    def names(self, kind: str, namespace: str | None) -> set[str]:
+        """Names of the objects of that kind in exactly that namespace."""
+        return self._names.get((kind, namespace), set())
+
+    def other_kind(self, kind: str, name: str, namespace: str | None) -> ClaimObject | None:
+        """The first object of another kind with that name whose namespace matches."""
+        found = [o for k in self._kinds if k != kind for o in self.matching(k, name, namespace, 1)]
+        return min(found, key=lambda o: self._order[id(o)]) if found else None
+
+    def classes(self, kind: str, name: str, namespace: str | None) -> tuple[str, ...]:
+        """Device classes of every matching object (each key worked out once)."""
+        key = (kind, name, namespace)
+        found = self._classes.get(key)
+        if found is None:
+            limit = len(self._order)
+            objects = self.matching(kind, name, namespace, limit) if limit else []
+            found = self._classes[key] = tuple(c for o in objects for c in o.classes)
+        return found

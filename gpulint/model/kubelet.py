@@ -18,6 +18,7 @@ from typing import Any
 
 from gpulint import catalog
 from gpulint.inputs.sources import Source
+from gpulint.model import source_text
 from gpulint.model.resource import Resource
 from gpulint.model.shapes import dotted
 from gpulint.record import record
@@ -86,7 +87,7 @@ def resource_gates(resource: Resource) -> Iterator[Gates]:
             path = ("spec", "kubelet", "config", FIELD)
             yield Gates(path, gates, "")
         return
-    if KIND in resource.doc.source.text:
+    if source_text.mentions(resource.doc.source, KIND):
         yield from _embedded(obj, f"{resource.kind} {resource.name}")
 
 
@@ -95,7 +96,7 @@ def document_gates(doc: Document) -> Iterator[Gates]:
     data = doc.data
     if isinstance(data, dict) and "apiVersion" in data and "kind" in data:
         return iter(())  # resources: resource_gates
-    if KIND not in doc.source.text:
+    if not source_text.mentions(doc.source, KIND):
         return iter(())
     return _embedded(data, "")
 

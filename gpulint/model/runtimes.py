@@ -17,9 +17,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.lazy_re import lazy
+from gpulint.model import source_text
 from gpulint.model.nvidia import operator, recognise
 from gpulint.model.resource import PodSpec, Resource
 from gpulint.record import record
+from gpulint.yaml.parse import Document
 
 NVIDIA_PREFIX = "nvidia.com/"
 
@@ -181,3 +183,9 @@ def refuses_envvar_text(text: str) -> bool:
     """A toolkit config.toml (alone or inside a YAML string) that ignores the variable in
     unprivileged containers."""
     return "envvar-when-unprivileged" in text and _REFUSES.search(text) is not None
+
+
+def refuses_envvar_source(doc: Document) -> bool:
+    """:func:`refuses_envvar_text` of the document's whole source, searched once per source
+    (each of a file's documents asks)."""
+    return source_text.once(doc.source, refuses_envvar_text)

@@ -7,6 +7,14 @@ where it happened, through :mod:`gpulint.validate.schema`.
 
 Two keywords beyond JSON Schema compare Kubernetes quantities exactly:
 ``resourceMinimum`` and ``resourceMaximum`` (``memory: {resourceMinimum: 16Gi}``).
+
+The schema comes from a config file that the linted tree may hold, so it is read as
+a graph first (:mod:`gpulint.validate.schema_graph`): a ``$ref`` loop that never
+descends, or a reference to nothing, is a config error at its key; every pattern is
+compiled for a linear-time search (:mod:`gpulint.validate.linear_re`), and one that
+cannot be is a config error at the pattern. While linting, a pattern that spends its
+budget, or a validation that recurses past Python's limit, stops as the rule's error
+at the config file (:class:`RuleError`), never as an internal error.
 """
 
 from __future__ import annotations
@@ -14,16 +22,18 @@ from __future__ import annotations
 import fnmatch
 import json
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from gpulint.findings import Severity
+from gpulint.findings import InputError, Severity
 from gpulint.model import workloads
 from gpulint.model.quantity import QuantityError, parse_quantity
 from gpulint.model.resource import Resource
-from gpulint.rules.rule import Report, Rule
+from gpulint.rules.rule import Report, Rule, RuleError
 from gpulint.validate import refs
 from gpulint.validate import schema as schema_check
+from gpulint.validate.linear_re import LinearPattern, PatternTooCostly, UnsupportedPattern
+from gpulint.validate.schema_graph import SchemaGraph
 
 TARGETS = ("Pod", "PodSpec", "Container", "GPUContainer")
 
@@ -68,22 +78,57 @@ def _bad_quantities(schema: Any, path: tuple = ()) -> tuple[tuple, str] | None:
     return None
 
 
-class SchemaCheck:
-    """The resource check of one custom rule; picklable (the validator is rebuilt lazily)."""
+# Where a rule's schema and patterns are written: (file, line, column).
+Site = tuple[str, int, int]
 
-    def __init__(self, target: str, match: dict, schema: dict, message: str) -> None:
+
+class Patterns:
+    """A schema's regular expressions, each compiled once for a linear-time search."""
+
+    def __init__(self) -> None:
+        self._compiled: dict[str, LinearPattern] = {}
+
+    def compile(self, pattern: str) -> LinearPattern:
+        found = self._compiled.get(pattern)
+        if found is None:
+            found = self._compiled[pattern] = LinearPattern(pattern)
+        return found
+
+    def search(self, pattern: str, text: str) -> bool:
+        return self.compile(pattern).search(text)
+
+
+class SchemaCheck:
+    """The resource check of one custom rule; picklable (the validator and compiled
+    patterns are rebuilt lazily)."""
+
+    def __init__(
+        self,
+        target: str,
+        match: dict,
+        schema: dict,
+        message: str,
+        sites: dict[str, Site] | None = None,
+        schema_site: Site | None = None,
+    ) -> None:
         self.target = target
         self.kinds = tuple(match.get("kinds", ()))
         self.namespaces = tuple(match.get("namespaces", ()))
         self.gpu = match.get("gpu")
         self.schema = schema
         self.message = message
+        self.sites = sites or {}  # pattern -> where it is written
+        self.schema_site = schema_site
+        self.stopped = False  # a pattern spent its budget: the rule checks no more
         self._validator: Any = None
+        self._patterns: Patterns | None = None
 
     def __getstate__(self) -> dict:
-        return {**self.__dict__, "_validator": None}
+        return {**self.__dict__, "_validator": None, "_patterns": None}
 
     def __call__(self, resource: Resource, ctx: Any) -> Iterator[Report]:
+        if self.stopped:
+            return
         if self.kinds and not _glob(self.kinds, resource.kind):
             return
         if self.namespaces and not _glob(self.namespaces, resource.namespace or "default"):
@@ -111,14 +156,47 @@ class SchemaCheck:
 
     def _validate(self, path: tuple, instance: Any, container: str | None) -> Iterator[Report]:
         if self._validator is None:
-            self._validator = schema_check.make_validator(self.schema, KEYWORDS)
-        for problem in schema_check.check(instance, self._validator):
+            self._patterns = Patterns()
+            search = self._patterns.search
+            self._validator = schema_check.make_validator(self.schema, KEYWORDS, search)
+        assert self._patterns is not None
+        try:
+            problems = schema_check.check(instance, self._validator, self._patterns.search)
+        except PatternTooCostly as exc:
+            self.stopped = True
+            shown = exc.pattern if len(exc.pattern) <= 60 else exc.pattern[:57] + "..."
+            raise RuleError(
+                self._error(
+                    self.sites.get(exc.pattern),
+                    f"pattern {shown!r} needs more work than gpulint allows a config pattern "
+                    "(it matches text in ways that never repeat); the rule stopped checking",
+                )
+            ) from None
+        except RecursionError:
+            raise RuleError(
+                self._error(
+                    None,
+                    "validating an object against this schema recursed deeper than Python "
+                    "allows; the object was not checked",
+                )
+            ) from None
+        except Exception as exc:
+            if not refs.unresolvable(exc):
+                raise
+            raise RuleError(
+                self._error(None, "a $ref of this schema cannot be resolved; not checked")
+            ) from None
+        for problem in problems:
             yield Report(
                 path + problem.path,
                 f"{self.message}: {problem.message}",
                 container=container,
                 at=problem.at,
             )
+
+    def _error(self, site: Site | None, message: str) -> InputError:
+        file, line, column = site or self.schema_site or ("<config>", 1, 1)
+        return InputError(file, message, line, column)
 
 
 def _pod_template(resource: Resource, pod: Any) -> tuple[tuple, Any, None]:
@@ -136,19 +214,43 @@ def _glob(patterns: tuple[str, ...], value: str) -> bool:
     return any(fnmatch.fnmatchcase(value, p) for p in patterns)
 
 
-def build_rule(spec: dict) -> tuple[Rule | None, tuple[tuple, str] | None]:
-    """A Rule from a validated ``custom-rules`` entry, or (None, (subpath, problem))."""
+# Where a part of a custom rule is written: (path in the rule entry, "key" or "value") -> Site.
+Where = Callable[[tuple, str], Site]
+# A problem with a custom rule: (path in the rule entry, message, "key" or "value").
+Problem = tuple[tuple, str, str]
+
+
+def build_rule(spec: dict, where: Where | None = None) -> tuple[Rule | None, Problem | None]:
+    """A Rule from a validated ``custom-rules`` entry, or (None, problem)."""
     schema = spec["schema"]
     for path, ref in refs.foreign_refs(schema):
-        return None, (("schema",) + path, refs.refused(ref))
+        return None, (("schema",) + path, refs.refused(ref), "value")
+    patterns = Patterns()
     try:
-        schema_check.make_validator(schema, KEYWORDS)
+        schema_check.make_validator(schema, KEYWORDS, patterns.search)
     except schema_check.InvalidSchema as exc:
-        return None, (("schema",) + exc.path, f"invalid JSON Schema: {exc.message}")
+        return None, (("schema",) + exc.path, f"invalid JSON Schema: {exc.message}", "value")
     bad = _bad_quantities(schema)
     if bad is not None:
-        return None, (("schema",) + bad[0], bad[1])
-    check = SchemaCheck(spec["target"], spec.get("match", {}), schema, spec["message"])
+        return None, (("schema",) + bad[0], bad[1], "value")
+    graph = SchemaGraph(schema)
+    for path, message in graph.problems():
+        return None, (("schema",) + path, message, "value")
+    sites: dict[str, Site] = {}
+    for path, pattern, at in graph.patterns():
+        try:
+            patterns.compile(pattern)
+        except UnsupportedPattern as exc:
+            return None, (("schema",) + path, f"pattern {pattern!r}: {exc}", at)
+        if where is not None and pattern not in sites:
+            sites[pattern] = where(("schema",) + path, at)
+    unevaluated = _unevaluated_beside_patterns(graph)
+    if unevaluated is not None:
+        return None, (("schema",) + unevaluated, UNEVALUATED, "key")
+    schema_site = where(("schema",), "key") if where is not None else None
+    check = SchemaCheck(
+        spec["target"], spec.get("match", {}), schema, spec["message"], sites, schema_site
+    )
     rule = Rule(
         spec["code"],
         spec["name"],
@@ -158,6 +260,22 @@ def build_rule(spec: dict) -> tuple[Rule | None, tuple[tuple, str] | None]:
     )
     rule.resource_check(check)
     return rule, None
+
+
+UNEVALUATED = (
+    "unevaluatedProperties in a schema with patternProperties is not supported in custom "
+    "rules: gpulint matches config patterns itself (in linear time) and jsonschema's "
+    "unevaluatedProperties would match them with Python's backtracking re"
+)
+
+
+def _unevaluated_beside_patterns(graph: SchemaGraph) -> tuple | None:
+    if not any("patternProperties" in schema for _path, schema, _r in graph.nodes):
+        return None
+    for path, schema, _resource in graph.nodes:
+        if "unevaluatedProperties" in schema:
+            return path + ("unevaluatedProperties",)
+    return None
 
 
 def _doc(spec: dict) -> str:

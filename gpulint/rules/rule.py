@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from gpulint.config.settings import Settings
-from gpulint.findings import Finding, FixInfo, Related, RuleInfo, Severity, bounded
+from gpulint.findings import Finding, FixInfo, InputError, Related, RuleInfo, Severity, bounded
 from gpulint.lazy_re import LazyPattern
 from gpulint.model.profile import ClusterProfile
 from gpulint.model.project import Project
@@ -140,6 +140,15 @@ Finalizer = Callable[[list[Any], Context], Reports]
 DirectiveCheck = Callable[[list[Directive], Context, datetime.date], Reports]
 
 Hook = TypeVar("Hook", bound=Callable[..., Any])
+
+
+class RuleError(Exception):
+    """A rule that cannot go on as configured (a custom rule's pattern spent its budget):
+    reported as ``error``, at the configuration, instead of as an internal error."""
+
+    def __init__(self, error: InputError) -> None:
+        super().__init__(error.message)
+        self.error = error
 
 
 @record

@@ -61,6 +61,13 @@ def foreign_refs(schema: Any, path: tuple = ()) -> Iterator[tuple[tuple, str]]:
             yield from foreign_refs(item, path + (index,))
 
 
+def unresolvable(exc: BaseException) -> bool:
+    """Whether jsonschema raised ``exc`` for a reference it could not resolve."""
+    from referencing.exceptions import Unresolvable
+
+    return isinstance(exc, Unresolvable)
+
+
 def _refuse(uri: str) -> Any:
     from referencing.exceptions import NoSuchResource
 

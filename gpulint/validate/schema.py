@@ -78,19 +78,29 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f"; did you mean {match!r}?" if match else ""
 
 
-def check(instance: Any, schema: str | Any) -> list[SchemaProblem]:
-    """Problems of ``instance`` against a shipped schema name or a prepared validator."""
+# Whether a pattern matches somewhere in a text: re.search for gpulint's own schemas, a
+# linear-time search for patterns from a config file (validate/linear_re.py).
+Search = Callable[[str, str], bool]
+
+
+def _re_search(pattern: str, text: str) -> bool:
+    return re.search(pattern, text) is not None
+
+
+def check(instance: Any, schema: str | Any, search: Search = _re_search) -> list[SchemaProblem]:
+    """Problems of ``instance`` against a shipped schema name or a prepared validator
+    (``search``: the one its patterns were made with, :func:`make_validator`)."""
     if isinstance(schema, str) and quick.certainly_valid(instance, load_schema(schema)):
         return []
     validator = _validator(schema) if isinstance(schema, str) else schema
     problems = []
     reported: dict[tuple, int] = {}  # (path, schema) -> required properties reported so far
     for error in sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path))):
-        problems.extend(_explain(error, reported))
+        problems.extend(_explain(error, reported, search))
     return problems
 
 
-def _explain(error: Any, reported: dict[tuple, int]) -> list[SchemaProblem]:
+def _explain(error: Any, reported: dict[tuple, int], search: Search) -> list[SchemaProblem]:
     path = tuple(error.absolute_path)
     keyword = error.validator
     if keyword == "additionalProperties" and isinstance(error.instance, dict):
@@ -99,7 +109,7 @@ def _explain(error: Any, reported: dict[tuple, int]) -> list[SchemaProblem]:
         extra = [
             k
             for k in error.instance
-            if k not in allowed and not any(re.search(p, k) for p in patterns)
+            if k not in allowed and not any(search(p, k) for p in patterns)
         ]
         return [
             SchemaProblem(
@@ -149,8 +159,12 @@ class InvalidSchema(Exception):
         self.path, self.message = path, message
 
 
-def make_validator(schema: dict, keywords: Mapping[str, Keyword] | None = None) -> Any:
-    """A validator for the schema's draft with extra keywords; raises :class:`InvalidSchema`."""
+def make_validator(
+    schema: dict, keywords: Mapping[str, Keyword] | None = None, search: Search | None = None
+) -> Any:
+    """A validator for the schema's draft with extra keywords; raises :class:`InvalidSchema`.
+    With ``search``, the keywords that match regular expressions (``pattern``,
+    ``patternProperties``, ``additionalProperties`` beside them) match with it."""
     from jsonschema.exceptions import SchemaError
     from jsonschema.validators import extend, validator_for
 
@@ -160,6 +174,8 @@ def make_validator(schema: dict, keywords: Mapping[str, Keyword] | None = None) 
     except SchemaError as exc:
         raise InvalidSchema(tuple(exc.path), exc.message) from None
     checks = {name: _keyword(check) for name, check in (keywords or {}).items()}
+    if search is not None:
+        checks.update(_pattern_keywords(search, base.VALIDATORS.get("additionalProperties")))
     cls = extend(base, checks) if checks else base
     return cls(schema, registry=refs.registry())  # retrieves nothing (validate/refs.py)
 
@@ -173,3 +189,46 @@ def _keyword(check: Keyword) -> Callable[..., Iterator[Any]]:
             yield ValidationError(problem)
 
     return validate
+
+
+def _pattern_keywords(search: Search, additional: Any) -> dict[str, Callable[..., Iterator[Any]]]:
+    """jsonschema's keywords that match patterns, matching with ``search`` (their
+    messages as jsonschema writes them)."""
+
+    def pattern(validator: Any, pattern: str, instance: Any, schema: dict) -> Iterator[Any]:
+        from jsonschema.exceptions import ValidationError
+
+        if validator.is_type(instance, "string") and not search(pattern, instance):
+            yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+    def pattern_properties(validator: Any, table: dict, instance: Any, schema: dict) -> Iterator:
+        if not validator.is_type(instance, "object"):
+            return
+        for pattern, subschema in table.items():
+            for key, value in instance.items():
+                if search(pattern, key):
+                    yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+    def additional_properties(validator: Any, extra: Any, instance: Any, schema: dict) -> Iterator:
+        from jsonschema.exceptions import ValidationError
+
+        patterns = schema.get("patternProperties")
+        if not patterns or not validator.is_type(instance, "object"):
+            yield from additional(validator, extra, instance, schema)  # no pattern to match
+            return
+        known = schema.get("properties", {})
+        extras = [k for k in instance if k not in known and not any(search(p, k) for p in patterns)]
+        if validator.is_type(extra, "object"):
+            for key in extras:
+                yield from validator.descend(instance[key], extra, path=key)
+        elif not extra and extras:
+            verb = "does" if len(extras) == 1 else "do"
+            joined = ", ".join(repr(each) for each in sorted(extras))
+            shown = ", ".join(repr(each) for each in sorted(patterns))
+            yield ValidationError(f"{joined} {verb} not match any of the regexes: {shown}")
+
+    return {
+        "pattern": pattern,
+        "patternProperties": pattern_properties,
+        "additionalProperties": additional_properties,
+    }

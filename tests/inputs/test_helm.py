@@ -17,6 +17,7 @@ import pytest
 
 from gpulint.inputs.render.template_map import find
 from tests.helpers import HELM_TEMPLATE, run_cli
+from tests.text_scans import CountedText, count_text_scans
 
 TEMPLATE = HELM_TEMPLATE  # the `chart` fixture's template (conftest.py)
 
@@ -320,3 +321,20 @@ def test_find_gives_up_when_a_conditional_item_may_come_first():
     assert find(text, ("spec", "containers", 0, "image")) is None
     assert find(text, ("spec", "containers", 1, "image")) is None
     assert find(text, ("spec",)) is not None
+
+
+def test_a_long_saved_stream_maps_each_finding_without_rescanning_it(chart, monkeypatch):
+    """Findings of a stream of many documents from one template: mapping each back to
+    the template finds its document once, not by rescanning the stream's `# Source:`
+    lines (counted: the characters of the stream searched, for N and 2N copies)."""
+    count_text_scans(monkeypatch)
+
+    def scanned(copies: int) -> int:
+        Path("out.yaml").write_text(RENDERED * copies)
+        CountedText.scanned = 0
+        _code, data = _json("out.yaml", "--chart-dir", "mychart", "--select", "GPU101")
+        assert len(data["findings"]) == copies
+        return CountedText.scanned
+
+    small, large = scanned(300), scanned(600)
+    assert large <= 2.2 * small, (small, large)

@@ -31,6 +31,8 @@ DEFERRED = (
     "gpulint.fix.apply",
     "gpulint.fix.write",
     "gpulint.rules.custom",  # only with custom-rules in the config file
+    "gpulint.validate.linear_re",  # with custom rules: their patterns
+    "gpulint.validate.schema_graph",
     "gpulint.filter.directives",  # only when a comment says gpulint:
     "importlib.metadata",  # only when a plugin is declared
     "traceback",  # only with --debug

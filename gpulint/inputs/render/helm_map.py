@@ -10,6 +10,7 @@ the expression, else the template document's first line, else Chart.yaml.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 
@@ -89,14 +90,16 @@ class TemplateMapper:
         as many rendered documents from it as it has, the n-th rendered is the n-th written."""
         if self._sources is None:
             self._sources = {}
-            for match in _SOURCE_LINE.finditer(doc.source.text):
-                line = doc.source.text.count("\n", 0, match.start()) + 1
+            rendered, line, counted = doc.source.text, 1, 0
+            for match in _SOURCE_LINE.finditer(rendered):  # lines counted on from the last one
+                line += rendered.count("\n", counted, match.start())
+                counted = match.start()
                 self._sources.setdefault(match.group(1), []).append(line)
         lines = self._sources.get(template, [])
         parts = _split(text)
         if len(parts) < 2 or len(lines) != len(parts):
             return text
-        ordinal = sum(1 for line in lines if line < doc.line) - 1
+        ordinal = bisect.bisect_left(lines, doc.line) - 1  # lines ascend: found, not counted
         if not 0 <= ordinal < len(parts):
             return text
         first, last = parts[ordinal]
