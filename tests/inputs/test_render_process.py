@@ -7,6 +7,7 @@ write both pids down, so a test can tell that the whole group died, not only the
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -20,6 +21,7 @@ import pytest
 from gpulint.engine.workers import cpu_count
 from gpulint.inputs.render import Terminated, process
 from gpulint.inputs.render.process import MAX_OUTPUT_BYTES, run_tool
+from tests.helpers import run_cli
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 
@@ -221,3 +223,43 @@ def test_output_at_the_cap_is_read_whole(tmp_path):
     tool = _tool(tmp_path, "helm", FLOOD.format(size=MAX_OUTPUT_BYTES, redirect=""))
     outcome = run_tool([str(tool), "template"], timeout=GUARD)
     assert outcome.ok and len(outcome.stdout) == MAX_OUTPUT_BYTES
+
+
+# 34 ConfigMaps of 1 MiB each: 34 MiB of YAML from a few lines of template.
+BIG_TEMPLATE = """\
+{{- range until 34 }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c{{ . }}
+data:
+  k: {{ repeat 1048576 "a" }}
+{{- end }}
+"""
+
+
+def test_a_chart_that_renders_past_the_cap_is_a_located_error(real_helm, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _chart(tmp_path, "big")
+    (tmp_path / "big" / "templates" / "configmaps.yaml").write_text(BIG_TEMPLATE)
+    (tmp_path / "small.yaml").write_text("apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n")
+    tracemalloc.start()
+    try:
+        result = run_cli("check", "--format", "json", "--jobs", "1", "big", "small.yaml")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    data = json.loads(result.stdout)
+    assert result.exit_code == 2
+    assert data["errors"] == [
+        {
+            "path": "big/Chart.yaml",
+            "line": 1,
+            "column": 1,
+            "message": "helm template failed: helm template output exceeds 32 MiB (gpulint "
+            "reads a render up to 32 MiB, as a file); helm was stopped",
+        }
+    ]
+    assert data["summary"]["files"] == 1  # the other input is still linted
+    assert peak < 2 * MAX_OUTPUT_BYTES
