@@ -346,7 +346,7 @@ def test_every_corpus_kustomization_renders_or_says_why(only_wheel_kubectl, monk
 
 FAKE_KUSTOMIZE = """#!{python}
 import json, os, sys
-wrapper = sys.argv[2]
+wrapper = sys.argv[-1]
 with open(os.path.join(wrapper, "kustomization.yaml")) as handle:
     written = handle.read()
 with open(os.environ["FAKE_KUSTOMIZE_LOG"], "w") as log:
@@ -371,13 +371,15 @@ def test_kustomize_is_preferred_and_asked_for_origins(tmp_path, monkeypatch, ove
     seen = json.loads(log.read_text())
     argv = seen["argv"]
     assert argv[0] == "build"
-    assert argv[2:] == [
-        "--load-restrictor",
-        "LoadRestrictionsNone",
+    # Values bound to their flags; the one path after "--".
+    assert argv[1:-1] == [
+        "--load-restrictor=LoadRestrictionsNone",
         "--enable-alpha-plugins",
         "--enable-exec",
+        "--",
     ]
-    wrapper = Path(argv[1])
+    wrapper = Path(argv[-1])
+    assert wrapper.is_absolute()
     assert not wrapper.exists()  # removed after the build
     resource = os.path.relpath(overlay / "overlay", os.path.realpath(wrapper))
     assert seen["wrapper"] == (
