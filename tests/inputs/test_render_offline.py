@@ -154,7 +154,11 @@ def test_a_remote_reference_in_any_field_is_refused_before_kustomize_runs(
     code, data = _check("app")
     path, at_line, at_column, message = _error(data)
     assert (code, path, at_line, at_column) == (2, "app/kustomization.yaml", line, column)
-    assert message.startswith(f"remote reference {ref!r} ({field}) not fetched: ")
+    assert message == (
+        f"remote reference {ref!r} ({field}) not fetched: app was not rendered (gpulint never "
+        "fetches; vendor it into the repository to lint it); its 1 member file(s) were not "
+        "linted (bases and patches are parts of the render, not objects of their own)"
+    )
     assert server.connections == []
     assert not kubectl_calls.exists()  # refused before kustomize ran
 
@@ -206,6 +210,24 @@ def test_the_local_kustomizations_a_refused_one_builds_on_are_still_linted(
     assert server.connections == []
     # kustomize ran for base only (its wrapper folder is the one argument after --).
     assert len(kubectl_calls.read_text().splitlines()) == 1
+
+
+def test_one_error_a_unit_at_the_first_reference_naming_the_others(server, kubectl_calls, tmp_path):
+    _put(
+        tmp_path,
+        {
+            "base/kustomization.yaml": f"resources:\n  - {server.url}/b.yaml\n",
+            "app/kustomization.yaml": f"resources:\n  - ../base\n  - {server.url}/a.yaml\n",
+        },
+    )
+    code, data = _check("app")
+    path, line, column, message = _error(data)
+    assert (path, line, column) == ("app/kustomization.yaml", 3, 5)
+    assert message.startswith(
+        f"remote reference '{server.url}/a.yaml' (resources) not fetched (nor "
+        f"'{server.url}/b.yaml' (base/kustomization.yaml:2:5)): app was not rendered"
+    )
+    assert server.connections == [] and not kubectl_calls.exists()
 
 
 def test_helm_chart_inflation_never_runs(kubectl_calls, tmp_path):
@@ -277,6 +299,22 @@ def test_a_dependency_not_vendored_is_refused_at_its_entry_before_helm_runs(
         "not rendered (gpulint never fetches; `helm dependency build` vendors it)"
     )
     assert server.connections == []
+
+
+def test_one_error_a_chart_naming_every_missing_dependency(real_helm, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    deps = (
+        "dependencies:\n"
+        "  - name: one\n    version: 1.0.0\n    repository: https://charts.example.com\n"
+        "  - name: two\n    version: 1.0.0\n    repository: file://../two\n"
+    )
+    _parent(tmp_path, deps)
+    code, data = _check("parent")
+    assert _error(data)[:3] == ("parent/Chart.yaml", 5, 5)
+    assert _error(data)[3].startswith(
+        "dependency 'one' ('https://charts.example.com') is not vendored under charts/ (nor "
+        "'two' ('file://../two', line 8)): parent was not rendered"
+    )
 
 
 def test_vendored_dependencies_render_as_folders_and_packages(real_helm, tmp_path, monkeypatch):

@@ -81,7 +81,7 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
         return sources, [*errors, links.refusal(escape, chart, "helm")]
     missing = missing_dependencies(chart)
     if missing:
-        return sources, [*errors, *(_not_vendored(chart, ref) for ref in missing)]
+        return sources, [*errors, _not_vendored(chart, missing)]
     helm = shutil.which("helm")
     if helm is None:
         holder = sources[0] if sources else Source(chart, "", "helm")
@@ -101,10 +101,14 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
     return [rendered, *sources], errors
 
 
-def _not_vendored(chart: str, ref: Reference) -> InputError:
-    return ref.error(
-        f"dependency {ref.field!r} ({ref.shown()}) is not vendored under charts/: {chart} "
-        "was not rendered (gpulint never fetches; `helm dependency build` vendors it)"
+def _not_vendored(chart: str, missing: list[Reference]) -> InputError:
+    """One error for the chart, at the first dependency ``charts/`` lacks, naming them all."""
+    first, *more = missing
+    also = [f"{r.field!r} ({r.shown()}, line {r.line})" for r in more]
+    rest = f" (nor {', '.join(also)})" if also else ""
+    return first.error(
+        f"dependency {first.field!r} ({first.shown()}) is not vendored under charts/{rest}: "
+        f"{chart} was not rendered (gpulint never fetches; `helm dependency build` vendors it)"
     )
 
 

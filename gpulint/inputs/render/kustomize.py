@@ -88,20 +88,22 @@ class _Guard:
     def refusal(self, folder: str) -> InputError | None:
         remote = kustomize_references(folder, self.scanned)
         if remote:
-            return _remote_error(remote)
+            return _remote_error(folder, remote)
         escape = links.kustomize_escape(folder, self.allowed) if self.allowed else None
         return links.refusal(escape, folder, "kustomize") if escape is not None else None
 
 
-def _remote_error(remote: list[Reference]) -> InputError:
+def _remote_error(folder: str, remote: list[Reference]) -> InputError:
+    """One error for the unit, at the first remote reference its build meets, naming
+    the others."""
     first, *more = remote
     also = [f"{r.shown()} ({r.file}:{r.line}:{r.column})" for r in more[:5]]
     if len(more) > 5:
         also.append(f"{len(more) - 5} more")
-    rest = f"; also {', '.join(also)}" if also else ""
+    rest = f" (nor {', '.join(also)})" if also else ""
     return first.error(
-        f"remote reference {first.shown()} ({first.field}) not fetched: gpulint never "
-        f"fetches (vendor it into the repository to lint it){rest}"
+        f"remote reference {first.shown()} ({first.field}) not fetched{rest}: {folder} was "
+        "not rendered (gpulint never fetches; vendor it into the repository to lint it)"
     )
 
 
