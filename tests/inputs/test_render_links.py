@@ -96,6 +96,20 @@ def test_a_chart_holding_a_link_out_of_the_tree_is_not_rendered(real_helm, tree,
     assert "SECRET" not in output
 
 
+def test_without_helm_a_values_file_linked_out_of_the_tree_is_not_read(
+    tmp_path, monkeypatch, tree, outside
+):
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    chart = _chart(tree)
+    (outside / "values.yaml").write_text("key: [unclosed " + SECRET + "\n")  # reading it errs
+    (chart / "values.yaml").symlink_to(outside / "values.yaml")
+    code, data, output = _check("chart")
+    assert (code, data["errors"], data["findings"]) == (0, [], [])
+    assert "SECRET" not in output
+    code, data, _ = _check("chart", "--follow-symlinks")
+    assert [e["path"] for e in data["errors"]] == ["chart/values.yaml"]
+
+
 def test_follow_symlinks_renders_the_chart_and_links_inside_the_tree_are_fine(
     real_helm, tree, outside
 ):

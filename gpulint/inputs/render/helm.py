@@ -71,22 +71,23 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
     sources: list[Source] = []
     errors: list[InputError] = []
     allowed = None if settings.render.follow_symlinks else links.roots(settings.linted_paths)
-    escape = links.chart_escape(chart, allowed) if allowed is not None else None
     values = _values(chart, allowed)
     if isinstance(values, InputError):
         errors.append(values)
     elif values is not None:
         sources.append(values)
-    if escape is not None:
-        return sources, [*errors, links.refusal(escape, chart, "helm")]
-    missing = missing_dependencies(chart)
-    if missing:
-        return sources, [*errors, _not_vendored(chart, missing)]
     helm = shutil.which("helm")
     if helm is None:
         holder = sources[0] if sources else Source(chart, "", "helm")
         holder.meta.setdefault("notices", []).append(NO_HELM)
         return sources or [holder], errors
+    # What helm would read or fetch, refused before it runs.
+    escape = links.chart_escape(chart, allowed) if allowed is not None else None
+    if escape is not None:
+        return sources, [*errors, links.refusal(escape, chart, "helm")]
+    missing = missing_dependencies(chart)
+    if missing:
+        return sources, [*errors, _not_vendored(chart, missing)]
     argv = command(helm, chart, settings)
     with tempfile.TemporaryDirectory(prefix="gpulint-helm-") as home:
         outcome = run_tool(argv, settings.render.timeout, env=helm_env(home))
@@ -117,7 +118,7 @@ def _values(chart: str, allowed: list[str] | None) -> Source | InputError | None
     if not os.path.isfile(path):
         return None
     if allowed is not None and not links.inside(os.path.realpath(path), allowed):
-        return None  # a link out of the linted folders: the chart's refusal says so
+        return None  # a link out of the linted folders, never read (the refusal says so)
     data = read_bytes(path)
     if isinstance(data, InputError):
         return InputError(display_path(path), data.message)
