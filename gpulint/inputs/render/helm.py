@@ -27,6 +27,7 @@ from gpulint.inputs.render import links
 from gpulint.inputs.render.helm_map import TemplateMapper
 from gpulint.inputs.render.process import run_tool
 from gpulint.inputs.render.remote import Reference, missing_dependencies
+from gpulint.inputs.render.schemas import ARCHIVE_BUDGET, schema_references
 from gpulint.inputs.sources import Source, decode, read_bytes
 
 NO_HELM = (
@@ -88,6 +89,11 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
     missing = missing_dependencies(chart)
     if missing:
         return sources, [*errors, _not_vendored(chart, missing)]
+    leaving, too_big = schema_references(chart)
+    if too_big:
+        return sources, [*errors, _too_big(chart, too_big)]
+    if leaving:
+        return sources, [*errors, _schema_refusal(chart, leaving)]
     argv = command(helm, chart, settings)
     with tempfile.TemporaryDirectory(prefix="gpulint-helm-") as home:
         outcome = run_tool(argv, settings.render.timeout, env=helm_env(home))
@@ -110,6 +116,25 @@ def _not_vendored(chart: str, missing: list[Reference]) -> InputError:
     return first.error(
         f"dependency {first.field!r} ({first.shown()}) is not vendored under charts/{rest}: "
         f"{chart} was not rendered (gpulint never fetches; `helm dependency build` vendors it)"
+    )
+
+
+def _schema_refusal(chart: str, leaving: list[Reference]) -> InputError:
+    first, *more = leaving
+    also = [f"{r.shown()} ({r.file}:{r.line}:{r.column})" for r in more[:5]]
+    rest = f" (nor {', '.join(also)})" if also else ""
+    return first.error(
+        f"values schema reference {first.shown()} ({first.field}) not followed{rest}: {chart} "
+        "was not rendered (helm would fetch or read it to validate the values; gpulint never "
+        "fetches: a reference within the schema, '#/...', is followed)"
+    )
+
+
+def _too_big(chart: str, package: str) -> InputError:
+    return InputError(
+        package,
+        f"a packaged subchart that unpacks to more than {ARCHIVE_BUDGET // 2**20} MiB: {chart} "
+        "was not rendered (the values schemas in it could not all be read)",
     )
 
 
