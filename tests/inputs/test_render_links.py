@@ -184,6 +184,21 @@ def test_a_kustomization_reading_through_a_link_out_of_the_tree_is_not_built(
     assert not any("symbolic link" in e["message"] for e in data["errors"])
 
 
+def test_paths_are_followed_from_a_linked_folders_real_place_as_kustomize_does(
+    tmp_path, monkeypatch, tree, outside
+):
+    _kubectl(tmp_path, monkeypatch)
+    # app is a link to real/app: kustomize reads ../pod.yaml from real/, not from the tree.
+    _put(tree, {"real/app/kustomization.yaml": "resources: [../pod.yaml]\n"})
+    (tree / "real" / "pod.yaml").symlink_to(outside / "pod.yaml")
+    (tree / "app").symlink_to(tree / "real" / "app")
+    code, data, _ = _check("app", "--load-restrictor=LoadRestrictionsNone")
+    (error,) = data["errors"]
+    assert error["path"] == "real/pod.yaml"
+    assert error["message"].startswith(REFUSED.format(unit="app", tool="kustomize"))
+    assert data["findings"] == []
+
+
 def test_an_overlays_plain_relative_base_outside_the_named_folder_still_builds(
     tmp_path, monkeypatch, tree
 ):

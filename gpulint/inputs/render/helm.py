@@ -82,18 +82,9 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
         holder = sources[0] if sources else Source(chart, "", "helm")
         holder.meta.setdefault("notices", []).append(NO_HELM)
         return sources or [holder], errors
-    # What helm would read or fetch, refused before it runs.
-    escape = links.chart_escape(chart, allowed) if allowed is not None else None
-    if escape is not None:
-        return sources, [*errors, links.refusal(escape, chart, "helm")]
-    missing = missing_dependencies(chart)
-    if missing:
-        return sources, [*errors, _not_vendored(chart, missing)]
-    leaving, too_big = schema_references(chart)
-    if too_big:
-        return sources, [*errors, _too_big(chart, too_big)]
-    if leaving:
-        return sources, [*errors, _schema_refusal(chart, leaving)]
+    refused = _refusal(chart, allowed)
+    if refused is not None:
+        return sources, [*errors, refused]
     argv = command(helm, chart, settings)
     with tempfile.TemporaryDirectory(prefix="gpulint-helm-") as home:
         outcome = run_tool(argv, settings.render.timeout, env=helm_env(home))
@@ -106,6 +97,20 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
         shown = " ".join(["helm", *argv[1:-1], chart])
         rendered.meta["notices"] = [f"{chart}: rendered with `{shown}`"]
     return [rendered, *sources], errors
+
+
+def _refusal(chart: str, allowed: list[str] | None) -> InputError | None:
+    """What helm would read outside the linted folders or fetch, found before it runs."""
+    escape = links.chart_escape(chart, allowed) if allowed is not None else None
+    if escape is not None:
+        return links.refusal(escape, chart, "helm")
+    missing = missing_dependencies(chart)
+    if missing:
+        return _not_vendored(chart, missing)
+    leaving, too_big = schema_references(chart)
+    if too_big:
+        return _too_big(chart, too_big)
+    return _schema_refusal(chart, leaving) if leaving else None
 
 
 def _not_vendored(chart: str, missing: list[Reference]) -> InputError:

@@ -62,13 +62,17 @@ def chart_escape(chart: str, allowed: list[str]) -> str | None:
 
 def kustomize_escape(folder: str, allowed: list[str]) -> str | None:
     """The first path a build of ``folder`` reads (the kustomizations it reaches, their
-    files) whose target lies outside through a link. Outside is beyond ``allowed`` and
-    beyond the folders the build reaches by plain relative paths, without a link (an
-    overlay's ``../base`` is the user's own layout)."""
+    files) that leads outside through a link. Paths are followed as kustomize follows them,
+    from each folder's real place; outside is beyond ``allowed`` and beyond the folders the
+    build reaches by plain relative paths (an overlay's ``../base`` is the user's own
+    layout)."""
     start = os.path.abspath(folder)
-    plain = [start] if os.path.realpath(start) == start else []
+    real = os.path.realpath(start)
+    if real != start and not inside(real, allowed):
+        return start
+    plain = [real]
     reads: list[str] = []
-    stack, seen = [start], set()
+    stack, seen = [real], set()
     while stack:
         current = stack.pop()
         if current in seen:
@@ -76,17 +80,14 @@ def kustomize_escape(folder: str, allowed: list[str]) -> str | None:
         seen.add(current)
         refs = refs_of(current)
         kfile = kustomization_file(current)
-        reads += [current, *([kfile] if kfile else []), *refs.files]
-        real = os.path.realpath(current)
-        for inner in refs.kustomizations:
-            # Where kustomize goes: from the real folder, the relative path it names.
-            reached = os.path.normpath(os.path.join(real, os.path.relpath(inner, current)))
+        reads += [*([kfile] if kfile else []), *refs.files, *refs.kustomizations]
+        for reached in refs.kustomizations:
             if os.path.realpath(reached) == reached:
                 plain.append(reached)
-        stack.extend(reversed(refs.kustomizations))
+        stack.extend(os.path.realpath(k) for k in reversed(refs.kustomizations))
     for path in reads:
-        real = os.path.realpath(path)
-        if real != path and not inside(real, [*allowed, *plain]):
+        target = os.path.realpath(path)
+        if target != path and not inside(target, [*allowed, *plain]):
             return path
     return None
 
