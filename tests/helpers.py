@@ -7,12 +7,16 @@ Test modules import from here (and from the support modules ``tests.kube_valid``
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
 import sys
 import textwrap
-from dataclasses import dataclass
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from hypothesis import HealthCheck, settings
@@ -353,3 +357,47 @@ spec:
         requests: {nvidia.com/gpu: 1}
         limits: LIMIT
 """
+
+
+@dataclass
+class LoopbackServer:
+    """What a local HTTP server on 127.0.0.1 received: every connection, HTTP or not."""
+
+    port: int
+    connections: list[str] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+@contextlib.contextmanager
+def loopback_server(body: bytes = b"{}") -> Iterator[LoopbackServer]:
+    """A server a render would reach despite the proxies (loopback ignores them); it
+    answers ``body`` to anything, so a fetch would succeed, and records it."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (the standard library's name)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_HEAD = do_POST = do_GET  # noqa: N815
+
+        def log_message(self, *args) -> None:
+            pass
+
+    class Recording(ThreadingHTTPServer):
+        def verify_request(self, request, client_address) -> bool:
+            seen.connections.append(str(client_address))
+            return True
+
+    httpd = Recording(("127.0.0.1", 0), Handler)
+    seen = LoopbackServer(httpd.server_address[1])
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield seen
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

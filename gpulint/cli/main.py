@@ -23,11 +23,13 @@ from gpulint.engine.workers import cpu_count
 from gpulint.findings import RunResult, Severity, printable
 from gpulint.inputs import discover as discovery
 from gpulint.inputs import units
+from gpulint.inputs.render import Terminated
 from gpulint.report import SHOWS_FIXES, write
 from gpulint.report.outputs import OutputError, write_file, write_stdout
 from gpulint.rules.registry import default_registry
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM, what a shell reports for a process SIGTERM ended
 
 
 def _split(values: Sequence[str] | None) -> tuple[str, ...]:
@@ -277,17 +279,25 @@ def cli(argv: Sequence[str] | None = None) -> NoReturn:
         except UsageError as exc:
             parser.error(str(exc))
         sys.exit(EXIT_OK)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         # Ctrl-C: exit code 130 and one line; output files being written keep their old
-        # content (1 would say "findings").
-        sys.stderr.write("gpulint: interrupted\n")
-        sys.exit(EXIT_INTERRUPTED)
+        # content (1 would say "findings"). SIGTERM while renderers or workers ran: the
+        # same, 143 (before any ran, SIGTERM ends the process at once: also 143).
+        _interrupted(exc)
     finally:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:
                 # a closed or broken stream: the report already said so
                 with contextlib.suppress(OSError, ValueError):
                     stream.flush()
+
+
+def _interrupted(exc: KeyboardInterrupt) -> NoReturn:
+    if isinstance(exc, Terminated):
+        sys.stderr.write("gpulint: terminated\n")
+        sys.exit(EXIT_TERMINATED)
+    sys.stderr.write("gpulint: interrupted\n")
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def main() -> None:
@@ -305,9 +315,8 @@ def main() -> None:
         # (~12 ms of a one-file run's ~130, issue 12); the process's end frees them.
         gc.freeze()
         raise
-    except KeyboardInterrupt:
-        sys.stderr.write("gpulint: interrupted\n")
-        sys.exit(EXIT_INTERRUPTED)
+    except KeyboardInterrupt as exc:
+        _interrupted(exc)
     except Exception as exc:  # last resort; per-file errors are reported as data
         if debug_from_environment() or "--debug" in sys.argv[1:]:
             import traceback  # only with --debug: ~1 ms of start-up otherwise

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from gpulint.cli.option_groups import choices_metavar, number, path
 from gpulint.config.settings import DEFAULT_RELEASE_NAME, DEFAULT_RENDER_TIMEOUT, RenderOptions
@@ -14,6 +15,28 @@ _RESTRICTORS = ("LoadRestrictionsRootOnly", "LoadRestrictionsNone")
 # An hour for one render: no chart takes that long, and a finite bound is what the
 # process module's timers can hold (inf overflows them, nan is no time at all).
 MAX_RENDER_TIMEOUT = 3600
+# helm's own rules (chartutil.ValidateReleaseName), and a namespace's (a DNS-1123 label):
+# a value that breaks them is a usage error here, never an argument helm could misread.
+_RELEASE_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+
+
+def release_name(value: str) -> str:
+    if len(value) > 53 or not _RELEASE_NAME.fullmatch(value):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a valid release name (helm's rule: lowercase letters, digits, "
+            "'-' and '.', beginning and ending with a letter or digit, at most 53 characters)"
+        )
+    return value
+
+
+def namespace(value: str) -> str:
+    if len(value) > 63 or not _DNS_LABEL.fullmatch(value):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a valid namespace (a DNS-1123 label: lowercase letters, digits "
+            "and '-', beginning and ending with a letter or digit, at most 63 characters)"
+        )
+    return value
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -37,12 +60,16 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--release-name",
+        type=release_name,
         default=DEFAULT_RELEASE_NAME,
         metavar="TEXT",
         help=f"Release name chart folders are rendered with.  [default: {DEFAULT_RELEASE_NAME}]",
     )
     group.add_argument(
-        "--namespace", metavar="TEXT", help="Namespace chart folders are rendered in."
+        "--namespace",
+        type=namespace,
+        metavar="TEXT",
+        help="Namespace chart folders are rendered in.",
     )
     group.add_argument(
         "--kube-version",
@@ -89,6 +116,7 @@ def given(options: argparse.Namespace) -> RenderOptions:
         load_restrictor=options.load_restrictor,
         enable_plugins=bool(options.enable_krm_functions),
         timeout=float(options.render_timeout or DEFAULT_RENDER_TIMEOUT),
+        follow_symlinks=bool(getattr(options, "follow_symlinks", False)),
     )
 
 

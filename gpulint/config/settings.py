@@ -31,6 +31,7 @@ class RenderOptions:
     load_restrictor: str | None = None  # kustomize --load-restrictor
     enable_plugins: bool = False  # kustomize exec/container KRM functions (off unless asked)
     timeout: float = DEFAULT_RENDER_TIMEOUT
+    follow_symlinks: bool = False  # render a unit holding a link out of the linted folders
 
 
 @record(frozen=True)

@@ -83,12 +83,13 @@ def _chunks(indexes: list[int], targets: Sequence[Target], jobs: int) -> list[li
     return chunks
 
 
-def _ignore_interrupts() -> None:
+def _worker_signals() -> None:
     """Ctrl-C reaches the whole process group: the main process alone handles it and stops
-    the workers, so no worker prints a KeyboardInterrupt traceback."""
-    import signal  # only in a worker process
+    the workers, so no worker prints a KeyboardInterrupt traceback. It stops them with
+    SIGTERM, which ends a worker and the renderers it started at once."""
+    from gpulint.inputs.render import process  # only in a worker process
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    process.worker_signals()
 
 
 def _init_worker(lint_one: LintOne, ctx: Any) -> None:
@@ -97,7 +98,7 @@ def _init_worker(lint_one: LintOne, ctx: Any) -> None:
 
 
 def _init_spawned(lint_one: LintOne, ctx: Any) -> None:
-    _ignore_interrupts()
+    _worker_signals()
     _init_worker(lint_one, ctx)
 
 
@@ -112,6 +113,10 @@ def _pool(jobs: int, lint_one: LintOne, ctx: Any) -> ProcessPoolExecutor | None:
     import pickle
     from concurrent.futures import ProcessPoolExecutor
 
+    from gpulint.inputs.render import process
+
+    # SIGTERM from now on stops the workers (and their renderers) as Ctrl-C does.
+    process.guard_signals()
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods:
         # Forked workers inherit the context (rules, registered readers, settings) as is.
@@ -121,7 +126,7 @@ def _pool(jobs: int, lint_one: LintOne, ctx: Any) -> ProcessPoolExecutor | None:
         # it inherited just to mark them.
         gc.freeze()
         return ProcessPoolExecutor(
-            jobs, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts
+            jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_signals
         )
     try:
         pickle.dumps((lint_one, ctx))
@@ -180,7 +185,7 @@ def lint_all(
 
 def _submit(pool: ProcessPoolExecutor, chunks: list[list[int]], targets: Sequence[Target]):
     """The chunks' futures, or None when the pool cannot start its processes."""
-    with _sigint_held():
+    with _signals_held():
         try:
             return [pool.submit(_lint_chunk, [targets[i] for i in chunk]) for chunk in chunks]
         except (OSError, RuntimeError):  # fork: BlockingIOError (EAGAIN) under ulimit -u
@@ -188,20 +193,23 @@ def _submit(pool: ProcessPoolExecutor, chunks: list[list[int]], targets: Sequenc
 
 
 @contextlib.contextmanager
-def _sigint_held() -> Iterator[None]:
-    """Hold Ctrl-C back while the workers are forked: a KeyboardInterrupt raised in an
-    at-fork hook is swallowed ("Exception ignored"), and the run would go on. Held, it
-    arrives when the pool is up; the workers, forked with it blocked, never see it."""
+def _signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM back while the workers are forked: a KeyboardInterrupt
+    raised in an at-fork hook is swallowed ("Exception ignored"), and the run would go on;
+    a worker that has not yet set its own SIGTERM handler would raise in the main
+    process's code. Held, they arrive when the pool is up; the workers, forked with them
+    blocked, never see Ctrl-C and take SIGTERM once ready (``process.worker_signals``)."""
     import signal  # only when a pool starts (start-up: ~0.9 ms)
 
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    held = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, held)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:

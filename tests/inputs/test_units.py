@@ -258,10 +258,14 @@ def test_when_a_root_fails_the_kustomizations_it_builds_on_are_rendered(only_whe
     code, data = _check(".")
     assert code == 2
     (error,) = data["errors"]
+    # Refused before kustomize runs, at the remote reference (inputs/render/remote.py).
     assert (error["path"], error["line"], error["column"]) == (
         "app/platform/kustomization.yaml",
-        1,
-        1,
+        3,
+        5,
+    )
+    assert error["message"].startswith(
+        "remote reference 'https://example.com/remote/base?ref=v1' (resources) not fetched"
     )
     assert "rendered instead the kustomizations it builds on: app/overlays/prod" in error["message"]
     assert "nothing else of it was linted" in error["message"]

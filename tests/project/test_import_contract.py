@@ -143,6 +143,9 @@ LAZY: dict[tuple[str, str], str] = {
     ("gpulint.cli.rule_commands", "shutil"): "shutil (bz2, lzma): ~2 ms, `rules` on a tty",
     ("gpulint.cli.rule_commands", "textwrap"): "textwrap: ~1 ms, `gpulint rules` only",
     ("gpulint.engine.workers", "signal"): "signal: ~0.9 ms, only when a pool starts",
+    # The renderers' signal handling, only when a pool starts (multiprocessing has imported
+    # subprocess, selectors and signal by then).
+    ("gpulint.engine.workers", "gpulint.inputs.render.process"): "~1.4 ms, when a pool starts",
     ("gpulint.yaml.toml_tree", "tomllib"): "tomllib: ~2.4 ms, only when a .toml source is read",
     ("gpulint.yaml.toml_tree", "tomli"): "tomllib's backport (Python 3.10), as above",
     ("gpulint.config.file", "gpulint.rules.custom"): "~1.5 ms, only with custom-rules",

@@ -16,6 +16,12 @@ import os
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM ended the run once the renderers and workers it had started were killed
+    (``process.py``); the command line exits 143. A ``KeyboardInterrupt``, so every path
+    that stops cleanly on Ctrl-C (worker pools, output files) stops cleanly on it too."""
+
+
 def chart_root(folder: str) -> str | None:
     """The chart a folder is, or lies inside (``templates/`` of a chart)."""
     if os.path.isfile(os.path.join(folder, "Chart.yaml")):

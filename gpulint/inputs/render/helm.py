@@ -4,6 +4,13 @@ Without a ``helm`` binary the chart is not rendered: gpulint says so once and
 still lints the chart's ``values.yaml`` (values rules recognise the device
 plugin and GPU Operator charts by content). Templates under ``templates/`` are
 Go text and are never parsed as YAML.
+
+Nothing of the tree becomes a flag: options are bound as ``--flag=value``, the release
+name and the chart come after ``--`` (the chart as an absolute path, never read as a
+repository reference). helm runs with empty plugin, cache, config and data folders of
+its own, so none of the user's plugins (post-renderers, downloaders) or repositories is
+in reach. A dependency ``charts/`` does not hold, or a link out of the linted folders,
+stops the render before helm runs (``remote.py``, ``links.py``).
 """
 
 from __future__ import annotations
@@ -11,13 +18,17 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 
 from gpulint.config.settings import Settings
 from gpulint.findings import InputError
 from gpulint.inputs.discover import Target, display_path
+from gpulint.inputs.render import links
 from gpulint.inputs.render.helm_map import TemplateMapper
 from gpulint.inputs.render.process import run_tool
-from gpulint.inputs.sources import Source, decode
+from gpulint.inputs.render.remote import Reference, missing_dependencies
+from gpulint.inputs.render.schemas import ARCHIVE_BUDGET, schema_references
+from gpulint.inputs.sources import Source, decode, read_bytes
 
 NO_HELM = (
     "helm is not on PATH: Helm chart folders were not rendered; only their values.yaml "
@@ -26,25 +37,42 @@ NO_HELM = (
 )
 
 
+# helm's folders: each set to an empty one of the run's, so no plugin of the user's runs
+# and no repository or registry setting of theirs is read.
+_HELM_HOMES = (
+    "HELM_PLUGINS",
+    "HELM_CACHE_HOME",
+    "HELM_CONFIG_HOME",
+    "HELM_DATA_HOME",
+    "HELM_REPOSITORY_CACHE",
+    "HELM_REPOSITORY_CONFIG",
+    "HELM_REGISTRY_CONFIG",
+)
+
+
 def command(helm: str, chart: str, settings: Settings) -> list[str]:
     opts = settings.render
-    argv = [helm, "template", opts.release_name, chart]
+    argv = [helm, "template"]
     if opts.namespace:
-        argv += ["--namespace", opts.namespace]
+        argv.append(f"--namespace={opts.namespace}")
     if opts.kube_version:
-        argv += ["--kube-version", opts.kube_version]
-    for values in opts.values:
-        argv += ["--values", values]
-    for assignment in opts.set_values:
-        argv += ["--set", assignment]
-    return argv
+        argv.append(f"--kube-version={opts.kube_version}")
+    argv += [f"--values={os.path.abspath(values)}" for values in opts.values]
+    argv += [f"--set={assignment}" for assignment in opts.set_values]
+    return [*argv, "--", opts.release_name, os.path.abspath(chart)]
+
+
+def helm_env(home: str) -> dict[str, str]:
+    """helm's own folders, all under ``home`` (an empty temporary folder)."""
+    return {name: os.path.join(home, name.lower()) for name in _HELM_HOMES}
 
 
 def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
     chart = target.path
     sources: list[Source] = []
     errors: list[InputError] = []
-    values = _values(chart)
+    allowed = None if settings.render.follow_symlinks else links.roots(settings.linted_paths)
+    values = _values(chart, allowed)
     if isinstance(values, InputError):
         errors.append(values)
     elif values is not None:
@@ -54,28 +82,76 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
         holder = sources[0] if sources else Source(chart, "", "helm")
         holder.meta.setdefault("notices", []).append(NO_HELM)
         return sources or [holder], errors
+    refused = _refusal(chart, allowed)
+    if refused is not None:
+        return sources, [*errors, refused]
     argv = command(helm, chart, settings)
-    outcome = run_tool(argv, settings.render.timeout)
+    with tempfile.TemporaryDirectory(prefix="gpulint-helm-") as home:
+        outcome = run_tool(argv, settings.render.timeout, env=helm_env(home))
     if not outcome.ok:
-        errors.append(failure(chart, outcome.message))
+        errors.append(failure(chart, outcome.message.replace(os.path.abspath(chart), chart)))
         return sources, errors
     rendered = Source(f"{chart} (helm template)", outcome.stdout, "helm")
     rendered.meta["mapper"] = TemplateMapper(chart, primary=True, settings=settings)
     if settings.verbose:
-        shown = " ".join(["helm", *argv[1:]])
+        shown = " ".join(["helm", *argv[1:-1], chart])
         rendered.meta["notices"] = [f"{chart}: rendered with `{shown}`"]
     return [rendered, *sources], errors
 
 
-def _values(chart: str) -> Source | InputError | None:
+def _refusal(chart: str, allowed: list[str] | None) -> InputError | None:
+    """What helm would read outside the linted folders or fetch, found before it runs."""
+    escape = links.chart_escape(chart, allowed) if allowed is not None else None
+    if escape is not None:
+        return links.refusal(escape, chart, "helm")
+    missing = missing_dependencies(chart)
+    if missing:
+        return _not_vendored(chart, missing)
+    leaving, too_big = schema_references(chart)
+    if too_big:
+        return _too_big(chart, too_big)
+    return _schema_refusal(chart, leaving) if leaving else None
+
+
+def _not_vendored(chart: str, missing: list[Reference]) -> InputError:
+    """One error for the chart, at the first dependency ``charts/`` lacks, naming them all."""
+    first, *more = missing
+    also = [f"{r.field!r} ({r.shown()}, line {r.line})" for r in more]
+    rest = f" (nor {', '.join(also)})" if also else ""
+    return first.error(
+        f"dependency {first.field!r} ({first.shown()}) is not vendored under charts/{rest}: "
+        f"{chart} was not rendered (gpulint never fetches; `helm dependency build` vendors it)"
+    )
+
+
+def _schema_refusal(chart: str, leaving: list[Reference]) -> InputError:
+    first, *more = leaving
+    also = [f"{r.shown()} ({r.file}:{r.line}:{r.column})" for r in more[:5]]
+    rest = f" (nor {', '.join(also)})" if also else ""
+    return first.error(
+        f"values schema reference {first.shown()} ({first.field}) not followed{rest}: {chart} "
+        "was not rendered (helm would fetch or read it to validate the values; gpulint never "
+        "fetches: a reference within the schema, '#/...', is followed)"
+    )
+
+
+def _too_big(chart: str, package: str) -> InputError:
+    return InputError(
+        package,
+        f"a packaged subchart that unpacks to more than {ARCHIVE_BUDGET // 2**20} MiB: {chart} "
+        "was not rendered (the values schemas in it could not all be read)",
+    )
+
+
+def _values(chart: str, allowed: list[str] | None) -> Source | InputError | None:
     path = os.path.join(chart, "values.yaml")
     if not os.path.isfile(path):
         return None
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        return InputError(display_path(path), f"cannot read file: {exc.strerror or exc}")
+    if allowed is not None and not links.inside(os.path.realpath(path), allowed):
+        return None  # a link out of the linted folders, never read (the refusal says so)
+    data = read_bytes(path)
+    if isinstance(data, InputError):
+        return InputError(display_path(path), data.message)
     return decode(display_path(path), data)
 
 

@@ -3,7 +3,14 @@
 Origin annotations are turned on without touching the user's files: gpulint
 builds a one-line kustomization in a temporary folder that lists the user's
 folder as its only resource and asks for ``buildMetadata: [originAnnotations]``.
-Exec and container KRM functions run only with ``--enable-krm-functions``.
+Exec and container KRM functions run only with ``--enable-krm-functions``; Helm chart
+inflation (``helmCharts:``) never runs (gpulint never passes ``--enable-helm``).
+
+Before a build, every kustomization it would read is checked: a remote reference (a URL,
+a git repository) anywhere in them, or a link out of the linted folders, stops the build
+with an error at the reference (``remote.py``, ``links.py``); the local kustomizations it
+builds on that are free of both are rendered instead. The only argument taken from the
+tree, the wrapper folder, is an absolute path after ``--``.
 """
 
 from __future__ import annotations
@@ -17,11 +24,12 @@ import tempfile
 from gpulint.config.settings import Settings
 from gpulint.findings import InputError
 from gpulint.inputs.discover import Target, display_path
-from gpulint.inputs.render import kustomization_file
+from gpulint.inputs.render import kustomization_file, links
 from gpulint.inputs.render.kustomize_images import tag_overrides
 from gpulint.inputs.render.kustomize_refs import load_spec, members, refs_of
 from gpulint.inputs.render.origin import OriginMapper
 from gpulint.inputs.render.process import run_tool
+from gpulint.inputs.render.remote import Reference, Scanned, kustomize_references
 from gpulint.inputs.sources import Source
 
 NO_TOOL = (
@@ -54,18 +62,59 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
     prefix = tool()
     if prefix is None:
         return [], [_unit_error(folder, kfile, NO_TOOL, [])]
-    rendered, failure = _build(folder, prefix, settings)
+    guard = _Guard(settings)
+    rendered, failure = _build(folder, prefix, settings, guard)
     if rendered is not None:
         return [rendered], []
-    # Offline, an outer kustomization often fails on a remote base while the local ones it
-    # builds on render: those are what a user applies on their own, so they are linted.
-    instead = _fallback(folder, prefix, settings, {os.path.abspath(folder)})
+    # An outer kustomization may fail (or be refused) on a remote base while the local
+    # ones it builds on render: those are what a user applies on their own, so they are
+    # linted.
+    instead = _fallback(folder, prefix, settings, {os.path.abspath(folder)}, guard)
+    if isinstance(failure, InputError):
+        return instead, [_unit_error(folder, kfile, failure.message, instead, failure)]
     error = _unit_error(folder, kfile, f"kustomize build failed: {failure}", instead)
     return instead, [error]
 
 
-def _build(folder: str, prefix: list[str], settings: Settings) -> tuple[Source | None, str]:
-    """The rendered stream of ``folder`` with its origin mapper, or why it failed."""
+class _Guard:
+    """What stops a build before it runs: remote references and links out of the linted
+    folders, in any kustomization the build reads (each kustomization scanned once)."""
+
+    def __init__(self, settings: Settings) -> None:
+        opts = settings.render
+        self.allowed = None if opts.follow_symlinks else links.roots(settings.linted_paths)
+        self.scanned: Scanned = {}
+
+    def refusal(self, folder: str) -> InputError | None:
+        remote = kustomize_references(folder, self.scanned)
+        if remote:
+            return _remote_error(folder, remote)
+        escape = links.kustomize_escape(folder, self.allowed) if self.allowed else None
+        return links.refusal(escape, folder, "kustomize") if escape is not None else None
+
+
+def _remote_error(folder: str, remote: list[Reference]) -> InputError:
+    """One error for the unit, at the first remote reference its build meets, naming
+    the others."""
+    first, *more = remote
+    also = [f"{r.shown()} ({r.file}:{r.line}:{r.column})" for r in more[:5]]
+    if len(more) > 5:
+        also.append(f"{len(more) - 5} more")
+    rest = f" (nor {', '.join(also)})" if also else ""
+    return first.error(
+        f"remote reference {first.shown()} ({first.field}) not fetched{rest}: {folder} was "
+        "not rendered (gpulint never fetches; vendor it into the repository to lint it)"
+    )
+
+
+def _build(
+    folder: str, prefix: list[str], settings: Settings, guard: _Guard
+) -> tuple[Source | None, str | InputError]:
+    """The rendered stream of ``folder`` with its origin mapper, or why it failed (an
+    InputError where the build was refused before it ran)."""
+    refused = guard.refusal(folder)
+    if refused is not None:
+        return None, refused
     opts = settings.render
     with tempfile.TemporaryDirectory(prefix="gpulint-kustomize-") as tmp:
         base = os.path.realpath(tmp)
@@ -74,14 +123,13 @@ def _build(folder: str, prefix: list[str], settings: Settings) -> tuple[Source |
             handle.write(
                 f"resources:\n  - {json.dumps(relative)}\nbuildMetadata:\n  - originAnnotations\n"
             )
-        argv = [*prefix, base]
-        if opts.load_restrictor:
-            argv += ["--load-restrictor", opts.load_restrictor]
+        flags = [f"--load-restrictor={opts.load_restrictor}"] if opts.load_restrictor else []
         if opts.enable_plugins:
             # kubectl kustomize has no --enable-exec: it runs container functions only.
-            argv += ["--enable-alpha-plugins"]
+            flags += ["--enable-alpha-plugins"]
             if prefix[1] == "build":
-                argv += ["--enable-exec"]
+                flags += ["--enable-exec"]
+        argv = [*prefix, *flags, "--", base]
         outcome = run_tool(argv, opts.timeout)
     if not outcome.ok:
         return None, _readable(outcome.message, base, relative, folder)
@@ -89,34 +137,41 @@ def _build(folder: str, prefix: list[str], settings: Settings) -> tuple[Source |
     rendered.meta["mapper"] = OriginMapper(base, folder)
     rendered.meta["tag_overrides"] = tag_overrides(folder)
     if settings.verbose:
-        shown = " ".join(
-            [os.path.basename(prefix[0]), *prefix[1:], folder, *argv[len(prefix) + 1 :]]
-        )
+        shown = " ".join([os.path.basename(prefix[0]), *prefix[1:], folder, *flags])
         notices = [f"{folder}: rendered with `{shown}` (origin annotations on)"]
         notices += [f"{folder}: {line}" for line in outcome.message.splitlines() if line.strip()]
         rendered.meta["notices"] = notices
     return rendered, ""
 
 
-def _fallback(folder: str, prefix: list[str], settings: Settings, seen: set[str]) -> list[Source]:
+def _fallback(
+    folder: str, prefix: list[str], settings: Settings, seen: set[str], guard: _Guard
+) -> list[Source]:
     """Renders of the local kustomizations ``folder`` builds on (components excepted),
-    deeper where one of those fails too."""
+    deeper where one of those fails (or is refused) too."""
     found: list[Source] = []
     for inner in refs_of(folder).kustomizations:
         if inner in seen or refs_of(inner).is_component:
             continue
         seen.add(inner)
-        rendered, _failure = _build(display_path(inner), prefix, settings)
+        rendered, _failure = _build(display_path(inner), prefix, settings, guard)
         if rendered is not None:
             found.append(rendered)
         else:
-            found.extend(_fallback(inner, prefix, settings, seen))
+            found.extend(_fallback(inner, prefix, settings, seen, guard))
     return found
 
 
-def _unit_error(folder: str, kfile: str | None, why: str, instead: list[Source]) -> InputError:
-    """One error for the unit, at its kustomization file: its bases and patches are parts,
-    not whole objects, so they are not linted on their own instead."""
+def _unit_error(
+    folder: str,
+    kfile: str | None,
+    why: str,
+    instead: list[Source],
+    at: InputError | None = None,
+) -> InputError:
+    """One error for the unit, at its kustomization file (or ``at`` what refused it): its
+    bases and patches are parts, not whole objects, so they are not linted on their own
+    instead."""
     parts = set(members(folder))
     shown = [s.path.removesuffix(" (kustomize build)") for s in instead]
     for inner in shown:
@@ -129,11 +184,11 @@ def _unit_error(folder: str, kfile: str | None, why: str, instead: list[Source])
     else:
         rest = "nothing else of it was linted" if shown else "nothing of it was linted"
     return InputError(
-        display_path(kfile) if kfile else folder,
+        at.file if at else display_path(kfile) if kfile else folder,
         f"{why}{linted}; {rest} (bases and patches are parts of the render, "
         "not objects of their own)",
-        1,
-        1,
+        at.line if at else 1,
+        at.column if at else 1,
     )
 
 

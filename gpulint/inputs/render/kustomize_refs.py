@@ -2,13 +2,15 @@
 
 Read from the kustomization file alone (no render), so discovery can sort a
 walked tree into deployable units (``inputs/units.py``) before anything runs.
-Only local paths count: URLs and remote bases are kustomize's business, and
-inline patches (a multi-line string in place of a path) name no file.
+Only local paths count: remote references (:func:`is_remote`) are never fetched
+(``remote.py`` refuses them before a render), and inline patches (a multi-line string
+in place of a path) name no file.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,6 +37,14 @@ _PATH_ENTRIES = ("patches", "patchesJson6902", "replacements")
 _GENERATORS = ("configMapGenerator", "secretGenerator", "helmChartInflationGenerator")
 # Files that only change other objects: never whole objects of their own.
 PATCH_FIELDS = ("patches", "patchesStrategicMerge", "patchesJson6902", "replacements")
+# Where kustomize's Helm inflation names a chart repository (and a chart home, locally).
+_HELM_SOURCES = (("helmCharts", "repo"), ("helmChartInflationGenerator", "chartRepoUrl"))
+
+# What kustomize reads as remote (api/internal/git/repospec.go and its file loader): any
+# URL scheme (http, https, ssh, file, oci...), go-getter's forced git, GitHub shorthands,
+# scp-like git and Azure's _git/ paths. Wider than kustomize, never narrower.
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://")
+_REMOTE_PREFIXES = ("git::", "gh:", "git@", "github.com/", "github.com:")
 
 
 @record
@@ -73,9 +83,9 @@ def refs_of(folder: str, spec: dict | None = None) -> Refs:
         kfile = kustomization_file(folder)
         spec = load_spec(kfile) if kfile else {}
     found.is_component = spec.get("kind") == "Component"
-    for field_name, entry in _entries(spec):
-        if "\n" in entry or "://" in entry or entry.startswith(("git@", "github.com/")):
-            continue  # an inline patch or a remote base
+    for field_name, entry, _path in entries(spec):
+        if "\n" in entry or is_remote(entry):
+            continue  # an inline patch or a remote reference
         path = os.path.normpath(os.path.join(os.path.abspath(folder), entry))
         if os.path.isdir(path):
             if kustomization_file(path) is not None:
@@ -85,35 +95,64 @@ def refs_of(folder: str, spec: dict | None = None) -> Refs:
     return found
 
 
-def _entries(spec: dict) -> Iterator[tuple[str, str]]:
+def is_remote(entry: str) -> bool:
+    """Whether kustomize would fetch ``entry`` (a URL, a git repository) instead of reading
+    a local path."""
+    text = entry.strip().lower()
+    return bool(_SCHEME.match(text)) or text.startswith(_REMOTE_PREFIXES) or "_git/" in text
+
+
+def entries(spec: dict, sources: bool = False) -> Iterator[tuple[str, str, tuple]]:
+    """(field, entry, path in the document) of every path the kustomization names; with
+    ``sources``, also where its Helm inflation would pull a chart from."""
     for name in _PATH_LISTS:
-        yield from ((name, e) for e in _strings(spec.get(name)))
+        yield from ((name, e, (name, i)) for i, e in _strings(spec.get(name)))
     for name in _PATH_ENTRIES:
-        for entry in _list(spec.get(name)):
+        for i, entry in enumerate(_list(spec.get(name))):
             if isinstance(entry, dict) and isinstance(entry.get("path"), str):
-                yield name, entry["path"]
+                yield name, entry["path"], (name, i, "path")
     for name in _GENERATORS:
-        for entry in _list(spec.get(name)):
+        for i, entry in enumerate(_list(spec.get(name))):
             if not isinstance(entry, dict):
                 continue
-            for item in _strings(entry.get("files")):
-                yield name, item.split("=", 1)[-1]  # "key=path" names the key too
-            yield from ((name, e) for e in _strings(entry.get("envs")))
-            if isinstance(entry.get("env"), str):
-                yield name, entry["env"]
-            if isinstance(entry.get("valuesFile"), str):
-                yield name, entry["valuesFile"]
+            for j, item in _strings(entry.get("files")):
+                # "key=path" names the key too
+                yield name, item.split("=", 1)[-1], (name, i, "files", j)
+            yield from ((name, e, (name, i, "envs", j)) for j, e in _strings(entry.get("envs")))
+            for key in ("env", "valuesFile"):
+                if isinstance(entry.get(key), str):
+                    yield name, entry[key], (name, i, key)
     openapi = spec.get("openapi")
     if isinstance(openapi, dict) and isinstance(openapi.get("path"), str):
-        yield "openapi", openapi["path"]
+        yield "openapi", openapi["path"], ("openapi", "path")
+    if sources:
+        yield from _helm_sources(spec)
+
+
+def _helm_sources(spec: dict) -> Iterator[tuple[str, str, tuple]]:
+    for name, key in _HELM_SOURCES:
+        for i, entry in enumerate(_list(spec.get(name))):
+            if isinstance(entry, dict) and isinstance(entry.get(key), str) and entry[key]:
+                yield name, entry[key], (name, i, key)
+    for i, entry in enumerate(_list(spec.get("helmCharts"))):
+        if not isinstance(entry, dict):
+            continue
+        for j, item in _strings(entry.get("additionalValuesFiles")):
+            yield "helmCharts", item, ("helmCharts", i, "additionalValuesFiles", j)
+        if isinstance(entry.get("valuesFile"), str):
+            yield "helmCharts", entry["valuesFile"], ("helmCharts", i, "valuesFile")
+    globals_ = spec.get("helmGlobals")
+    if isinstance(globals_, dict) and isinstance(globals_.get("chartHome"), str):
+        yield "helmGlobals", globals_["chartHome"], ("helmGlobals", "chartHome")
 
 
 def _list(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
-def _strings(value: Any) -> list[str]:
-    return [v for v in _list(value) if isinstance(v, str) and v]
+def _strings(value: Any) -> list[tuple[int, str]]:
+    """The non-empty strings of a list, with their indexes."""
+    return [(i, v) for i, v in enumerate(_list(value)) if isinstance(v, str) and v]
 
 
 def members(folder: str, cache: dict[str, Refs] | None = None) -> dict[str, tuple[str, str]]:
