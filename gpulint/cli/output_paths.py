@@ -160,7 +160,30 @@ def refuse_overwriting_inputs(
         outputs.append((options.write_baseline, "--write-baseline"))
     if not outputs:
         return  # nothing written but standard output: nothing to compare
+    for path, option in outputs:
+        _refuse_planted_folder(path, option, settings.linted_paths)
     refuse_overwrites(outputs, _reads(options, settings, config_path, targets, inventory))
+
+
+def _refuse_planted_folder(path: str, option: str, linted: Iterable[str]) -> None:
+    """A folder on the way to an output that is a symbolic link inside a linted folder:
+    the tree could have planted ``reports -> ~/.ssh`` where the CI job writes
+    ``reports/gpulint.sarif``. Links outside the linted folders (``/tmp`` on macOS) are
+    the user's own and are followed."""
+    roots = [os.path.abspath(p) for p in linted if p != STDIN and os.path.isdir(p)]
+    folder = os.path.dirname(os.path.abspath(path))
+    while True:
+        inside = any(folder.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+        if inside and os.path.islink(folder):
+            raise UsageError(
+                f"{option} {printable(path)} goes through {printable(folder)}, a symbolic link "
+                f"(to {printable(os.path.realpath(folder))}) inside a folder being linted: the "
+                "tree could have planted it; name a path without it"
+            )
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
 
 
 def _reads(

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import math
 import textwrap
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -225,6 +226,9 @@ def build_rule(spec: dict, where: Where | None = None) -> tuple[Rule | None, Pro
     schema = spec["schema"]
     for path, ref in refs.foreign_refs(schema):
         return None, (("schema",) + path, refs.refused(ref), "value")
+    not_finite = _not_finite(schema)
+    if not_finite is not None:
+        return None, (("schema",) + not_finite, NOT_FINITE, "value")
     patterns = Patterns()
     try:
         schema_check.make_validator(schema, KEYWORDS, patterns.search)
@@ -260,6 +264,30 @@ def build_rule(spec: dict, where: Where | None = None) -> tuple[Rule | None, Pro
     )
     rule.resource_check(check)
     return rule, None
+
+
+NOT_FINITE = (
+    "not a finite number (.inf or .nan): JSON has no such numbers and a JSON Schema "
+    "keyword cannot compare with them"
+)
+
+
+def _not_finite(value: Any, path: tuple = ()) -> tuple | None:
+    """The path of the first .inf or .nan in a schema (YAML has them, JSON does not)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
+    for key, item in items:
+        found = _not_finite(item, path + (key,))
+        if found is not None:
+            return found
+    return None
 
 
 UNEVALUATED = (

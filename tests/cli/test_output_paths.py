@@ -361,3 +361,30 @@ def test_dev_stdout_redirected_to_a_file_is_appended_to(tmp_path, name):
     assert text.startswith("before\n")  # appended, as the shell's `>>` asked
     assert "warning [GPU106" in text  # the text report, written before the JSON
     assert text.rstrip().endswith("}")  # then the JSON report, whole
+
+
+def test_an_output_through_a_folder_link_planted_in_the_linted_tree_is_refused(tree, tmp_path):
+    """`reports -> elsewhere` inside the tree, where the CI job writes reports/x.sarif."""
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-elsewhere"
+    elsewhere.mkdir()
+    Path("reports").symlink_to(elsewhere)
+    real = os.path.realpath("reports")
+    _refused(
+        tree,
+        f"--output reports/x.sarif goes through {os.path.abspath('reports')}, a symbolic link "
+        f"(to {real}) inside a folder being linted: the tree could have planted it; name a "
+        "path without it",
+        *("--format", "sarif", "-o", "reports/x.sarif", "."),
+    )
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_folder_link_outside_the_linted_folders_is_followed(tree, tmp_path, monkeypatch):
+    """Links the user has outside what is linted (macOS's /tmp) are theirs."""
+    monkeypatch.setattr(cli_main, "run", _REAL_RUN)
+    real_reports = tmp_path / "real-reports"
+    real_reports.mkdir()
+    Path("out").symlink_to(real_reports)
+    result = run_cli("check", "--format", "json", "-o", "out/r.json", "k8s")
+    assert result.exit_code == 1, result.output
+    assert (real_reports / "r.json").read_text().startswith("{")

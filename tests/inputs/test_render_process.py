@@ -7,6 +7,7 @@ write both pids down, so a test can tell that the whole group died, not only the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -122,6 +123,23 @@ def test_a_signal_during_a_render_kills_the_renderers_group(tmp_path, pid_file, 
     _, err = run.communicate(timeout=GUARD)
     assert (run.returncode, err.decode()) == (code, line)
     assert _all_gone(pids) == []
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG is Linux's")
+def test_sigkill_of_gpulint_kills_the_renderer_it_started(tmp_path, pid_file):
+    """Nothing can run in gpulint on SIGKILL: the kernel kills the tool (PR_SET_PDEATHSIG).
+    What the tool itself started is its own to end (helm and kustomize start nothing)."""
+    _tool(tmp_path, "helm", HANGING)
+    _chart(tmp_path, "chart")
+    run = _gpulint(tmp_path, "--jobs", "1", "chart")
+    tool, grandchild = _pids(pid_file)
+    os.kill(run.pid, signal.SIGKILL)
+    run.communicate(timeout=GUARD)
+    try:
+        assert _all_gone([tool]) == []
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(tool, signal.SIGKILL)  # the grandchild, in the tool's group
 
 
 def test_sigterm_with_workers_kills_every_workers_renderers(tmp_path, pid_file):

@@ -181,3 +181,21 @@ def test_unevaluated_properties_beside_pattern_properties_is_refused(lint):
         ".gpulint.yaml:8:7: error [config] custom-rules.0.schema.unevaluatedProperties: "
         "unevaluatedProperties in a schema with patternProperties is not supported"
     )
+
+
+@pytest.mark.parametrize(
+    "schema, column, where",
+    [
+        ("properties:\n  spec: {multipleOf: .nan}\n", 28, "schema.properties.spec.multipleOf"),
+        ("properties:\n  spec: {maximum: .inf}\n", 25, "schema.properties.spec.maximum"),
+    ],
+)
+def test_a_number_that_is_not_finite_is_a_located_config_error(lint, schema, column, where):
+    code, found, stderr = lint(_rule(schema), POD.format(name="p"))
+    assert code == 2
+    assert found == []
+    assert stderr.splitlines()[0] == (
+        f".gpulint.yaml:8:{column}: error [config] custom-rules.0.{where}: not a finite number "
+        "(.inf or .nan): JSON has no such numbers and a JSON Schema keyword cannot compare "
+        "with them"
+    )

@@ -8,8 +8,9 @@ exception, the timeout, output past the cap, Ctrl-C and SIGTERM. Once a process 
 children, SIGINT and SIGTERM kill their groups first: the main process then raises
 (``KeyboardInterrupt``, :class:`~gpulint.inputs.render.Terminated`), a worker process of
 ``--jobs`` exits at once (:func:`worker_signals`). A signal that arrives while a child is
-being started waits until it is registered. Only SIGKILL of gpulint itself leaves a child
-behind (it dies at its timeout-less end, or at its first write to the closed pipe).
+being started waits until it is registered. On Linux each child is also told to die with
+the process that started it (``PR_SET_PDEATHSIG``), so SIGKILL of gpulint kills the tool
+too; elsewhere that one case leaves it to its first write to the closed pipe.
 
 Proxies point at a closed local port and git may use only local repositories: a belt,
 not the defence (loopback bypasses proxies); what a render would fetch is refused before
@@ -19,12 +20,15 @@ it runs (``remote.py``).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import selectors
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
+from functools import partial
 from types import FrameType
 
 from gpulint.inputs.render import Terminated
@@ -37,6 +41,30 @@ _NO_PROXY_TARGET = "http://127.0.0.1:9"
 MAX_OUTPUT_BYTES = MAX_FILE_BYTES
 _CHUNK = 1 << 16
 _LONGEST_WAIT = 3600.0  # one select() at most; an infinite timeout still loops
+
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _linux_prctl() -> Callable[..., int] | None:
+    if os.uname().sysname != "Linux":
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _linux_prctl()
+
+
+def _die_with_parent(parent: int) -> None:
+    """In the child, before exec: SIGKILL when the process that started it dies, however
+    it dies (a parent already gone by now: exit at once)."""
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 @record(frozen=True)
@@ -114,6 +142,7 @@ def _start(argv: list[str], cwd: str | None, env: dict[str, str]) -> subprocess.
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,  # its own group: killed as a whole, deaf to the tty
+            preexec_fn=partial(_die_with_parent, os.getpid()) if _PRCTL is not None else None,
         )
         _LIVE[child.pid] = child
     except OSError as exc:
