@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _timing import load  # noqa: E402
 from generate import generate  # noqa: E402
 
-from gpulint.config.settings import Settings  # noqa: E402
+from gpulint.core.settings import Settings  # noqa: E402
 from gpulint.engine.context import build_context  # noqa: E402
 from gpulint.engine.run import run  # noqa: E402
 from gpulint.inputs.discover import discover  # noqa: E402

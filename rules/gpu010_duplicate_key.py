@@ -55,9 +55,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.fix import helpers
-from gpulint.model.workloads import get
+from gpulint.model.workloads.table import get
 from gpulint.rules.api import Context, Document, Report, Rule, Severity
+from gpulint.rules.fixes import builders
 
 rule = Rule(
     "GPU010",
@@ -90,5 +90,5 @@ def check(doc: Document, ctx: Context) -> Iterator[Report]:
             f"key {key!r} appears {len(where)} times in this mapping, {place}{shown}; with "
             "strict field validation the API server rejects the object (duplicate field), "
             "otherwise it keeps only the last value",
-            fix=helpers.drop_equal_repeats(doc, path, key),
+            fix=builders.drop_equal_repeats(doc, path, key),
         )

@@ -63,11 +63,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.fix import helpers
 from gpulint.model import shapes
-from gpulint.model.gpu import gpu_entries
-from gpulint.model.kserve_merge import is_merged_runtime_container, runtime_named
+from gpulint.model.gpu.resources import gpu_entries
+from gpulint.model.workloads.kserve import is_merged_runtime_container, runtime_named
 from gpulint.rules.api import Anchor, Container, Context, Report, Resource, Rule, Severity, record
+from gpulint.rules.fixes import builders
 
 rule = Rule(
     "GPU101",
@@ -104,7 +104,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                     container.path + ("resources", "requests", name),
                     f"{name} is requested ({requests[name]}) but has no limit; {REJECTED}",
                     container=container.name,
-                    fix=helpers.copy_request_to_limit(container.path, name, requests[name]),
+                    fix=builders.copy_request_to_limit(container.path, name, requests[name]),
                 )
 
 

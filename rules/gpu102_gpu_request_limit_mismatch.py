@@ -69,10 +69,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from fractions import Fraction
 
-from gpulint.fix import helpers
-from gpulint.model.gpu import as_fraction, gpu_entries
+from gpulint.model.gpu.resources import as_fraction, gpu_entries
 from gpulint.model.quantity import format_quantity
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.fixes import builders
 
 rule = Rule(
     "GPU102",
@@ -107,5 +107,5 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                 f"{format_quantity(limit)}; the API server rejects the pod: "
                 f'"must be equal to {name} limit of {format_quantity(limit)}"',
                 container=container.name,
-                fix=helpers.request_from_limit(container.path, name),
+                fix=builders.request_from_limit(container.path, name),
             )

@@ -58,7 +58,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.gpu import gpu_entries
+from gpulint.model.gpu.resources import gpu_entries
 from gpulint.model.placeholders import is_placeholder
 from gpulint.model.quantity import (
     QuantityError,

@@ -76,10 +76,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.gpu import AMD_GPU, NVIDIA_GPU
-from gpulint.model.infra import is_infra_pod
-from gpulint.model.profile import MAX_GPUS
-from gpulint.model.scheduling import LabelRequirement, required_values
+from gpulint.model.gpu.infra import is_infra_pod
+from gpulint.model.gpu.resources import AMD_GPU, NVIDIA_GPU
+from gpulint.model.scheduling.profile import MAX_GPUS
+from gpulint.model.scheduling.requirements import LabelRequirement, required_values
 from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(

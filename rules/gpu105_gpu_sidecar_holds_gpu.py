@@ -74,8 +74,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.model.gpu import gpu_entries
-from gpulint.model.infra import is_infra_container, is_infra_pod
+from gpulint.model.gpu.infra import is_infra_container, is_infra_pod
+from gpulint.model.gpu.resources import gpu_entries
 from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(

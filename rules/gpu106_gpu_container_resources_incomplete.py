@@ -102,11 +102,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.model.controllers import resources_replaced_by
-from gpulint.model.gpu import as_fraction
-from gpulint.model.infra import is_infra_container
-from gpulint.model.probe import is_one_off_pod, is_probe_pod
-from gpulint.model.workloads import api_group
+from gpulint.model.gpu.infra import is_infra_container
+from gpulint.model.gpu.resources import as_fraction
+from gpulint.model.workloads.controllers import resources_replaced_by
+from gpulint.model.workloads.probe import is_one_off_pod, is_probe_pod
+from gpulint.model.workloads.table import api_group
 from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -89,10 +89,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.commands import command_line
-from gpulint.model.gpu_holding import container_holding
-from gpulint.model.infra import is_infra_container
-from gpulint.model.model_fit import spans_pods
+from gpulint.model.gpu.holding import container_holding
+from gpulint.model.gpu.infra import is_infra_container
+from gpulint.model.serving.fit import spans_pods
+from gpulint.model.serving.parallelism import command_line
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

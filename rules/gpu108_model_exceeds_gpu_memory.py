@@ -100,7 +100,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.model.model_fit import GB, Fit, model_fits
+from gpulint.model.serving.fit import GB, Fit, model_fits
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.resource_names import meant_gpu, qualified_name_problem
+from gpulint.model.gpu.resource_names import meant_gpu, qualified_name_problem
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity, quoted
 
 rule = Rule(

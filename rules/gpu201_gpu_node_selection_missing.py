@@ -115,13 +115,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.gpu import is_mig_resource
-from gpulint.model.gpu_labels import is_gpu_label, pins_model
-from gpulint.model.gpu_use import first_gpu_limit, model_annotation, vendor_of
-from gpulint.model.infra import is_infra_pod
-from gpulint.model.probe import is_probe_pod
-from gpulint.model.profile import MODELS
-from gpulint.model.scheduling import requirement_sets
+from gpulint.model.gpu.access import first_gpu_limit, model_annotation, vendor_of
+from gpulint.model.gpu.infra import is_infra_pod
+from gpulint.model.gpu.labels import is_gpu_label, pins_model
+from gpulint.model.gpu.resources import is_mig_resource
+from gpulint.model.scheduling.profile import MODELS
+from gpulint.model.scheduling.requirements import requirement_sets
+from gpulint.model.workloads.probe import is_probe_pod
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 # The labels to suggest, by GPU vendor (GFD and GKE; AMD's labeller; Intel's NFD rules).

@@ -28,7 +28,7 @@ The plugin names the toleration after the resource, so a pod that requests only
 `nvidia.com/mig-*` resources is still reported when the taint is on
 `nvidia.com/gpu`. A workload queued to Kueue (`kueue.x-k8s.io/queue-name`) is
 left alone too: Kueue adds its ResourceFlavor's tolerations when it admits it
-(the controllers table, `gpulint/model/controllers.py`).
+(the controllers table, `gpulint/model/workloads/controllers.py`).
 
 ## Why it matters
 GPU nodes are tainted so that ordinary pods stay off them. A GPU pod without the
@@ -153,12 +153,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.controllers import Adds, adding
-from gpulint.model.gpu import is_mig_resource
-from gpulint.model.gpu_use import first_gpu_limit, taint_keys_for, vendor_of
-from gpulint.model.infra import is_infra_pod
-from gpulint.model.profile import taint_keys
-from gpulint.model.scheduling import label_requirements, tolerates_key, tolerations
+from gpulint.model.gpu.access import first_gpu_limit, taint_keys_for, vendor_of
+from gpulint.model.gpu.infra import is_infra_pod
+from gpulint.model.gpu.resources import is_mig_resource
+from gpulint.model.scheduling.profile import taint_keys
+from gpulint.model.scheduling.requirements import label_requirements, tolerates_key, tolerations
+from gpulint.model.workloads.controllers import Adds, adding
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -72,9 +72,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.gpu_labels import gpu_node_pin
-from gpulint.model.gpu_use import other_gpu_use
-from gpulint.model.infra import is_infra_pod
+from gpulint.model.gpu.access import other_gpu_use
+from gpulint.model.gpu.infra import is_infra_pod
+from gpulint.model.gpu.labels import gpu_node_pin
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

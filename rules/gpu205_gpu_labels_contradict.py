@@ -109,9 +109,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.gpu_label_conflicts import contradictions
-from gpulint.model.gpu_labels import requirements_from_labels
-from gpulint.model.scheduling import requirement_sets
+from gpulint.model.gpu.label_conflicts import contradictions
+from gpulint.model.gpu.labels import requirements_from_labels
+from gpulint.model.scheduling.requirements import requirement_sets
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

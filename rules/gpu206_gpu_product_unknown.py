@@ -99,18 +99,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint import catalog
-from gpulint.fix import helpers
-from gpulint.model.gpu_label_families import known_values, suggest_value
-from gpulint.model.gpu_label_suggestions import (
+from gpulint.model.gpu.label_families import known_values, suggest_value
+from gpulint.model.gpu.label_suggestions import (
     current_driver_form,
     sanitised,
     suggest_gke_accelerators,
     suggest_products,
 )
-from gpulint.model.gpu_labels import GKE_ACCELERATOR, PRODUCT
+from gpulint.model.gpu.labels import GKE_ACCELERATOR, PRODUCT
 from gpulint.model.placeholders import is_placeholder
-from gpulint.model.scheduling import label_requirements
+from gpulint.model.scheduling.requirements import label_requirements
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.fixes import builders
 
 rule = Rule(
     "GPU206",
@@ -183,7 +183,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             ("metadata", "annotations", _KSERVE_GKE),
             f"{_KSERVE_GKE} {value!r} (a {GKE_ACCELERATOR} value) matches no GPU node: {advice}",
             at="value",
-            fix=helpers.label_value(
+            fix=builders.label_value(
                 ("metadata", "annotations", _KSERVE_GKE), GKE_ACCELERATOR, str(value)
             ),
         )
@@ -208,5 +208,5 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                     f"{req.key} {value!r} matches no GPU node: {advice} "
                     "(label values are exact and case-sensitive; the pod stays Pending)",
                     at="value",
-                    fix=helpers.label_value(pod.path + path, req.key, value),
+                    fix=builders.label_value(pod.path + path, req.key, value),
                 )

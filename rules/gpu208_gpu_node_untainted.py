@@ -77,8 +77,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from gpulint.model import placement
-from gpulint.model.gpu_labels import has_gpu_taint, node_gpu_evidence
+from gpulint.model.gpu.labels import has_gpu_taint, node_gpu_evidence
+from gpulint.model.scheduling import placement
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -80,7 +80,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from gpulint.model import nodes, placement
+from gpulint.model.scheduling import nodes, placement
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

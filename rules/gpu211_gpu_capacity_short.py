@@ -97,10 +97,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from gpulint.model import placement, scheduler
-from gpulint.model.inventory import Inventory
-from gpulint.model.nodes import NodeView
-from gpulint.model.placement import PodFact
+from gpulint.model.scheduling import filters, placement
+from gpulint.model.scheduling.inventory import Inventory
+from gpulint.model.scheduling.nodes import NodeView
+from gpulint.model.scheduling.placement import PodFact
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
@@ -128,7 +128,7 @@ def eligible(fact: PodFact, cluster: Inventory) -> list[NodeView]:
             n
             for n in nodes
             if n.name == fact.req.node_name
-            and scheduler.kubelet_failure(fact.req, n, usage.get(n.name)) is None
+            and filters.kubelet_failure(fact.req, n, usage.get(n.name)) is None
         ]
     firsts = cluster.evaluate(fact.req)
     return [n for n in nodes if firsts[n.name] is None]
@@ -169,7 +169,7 @@ def _role_short(fact: PodFact, cluster: Inventory) -> str | None:
     fits = eligible(fact, cluster)
     if not fits:
         return None
-    room = sum(scheduler.pods_fitting(fact.req, n, usage.get(n.name)) for n in fits)
+    room = sum(filters.pods_fitting(fact.req, n, usage.get(n.name)) for n in fits)
     if room >= fact.pods:
         return None
     role = f" (role {fact.role})" if fact.role else ""

@@ -59,11 +59,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.fix import helpers
-from gpulint.model.gpu_holding import container_holding
+from gpulint.model.gpu.holding import container_holding
+from gpulint.model.gpu.infra import is_infra_container
 from gpulint.model.images import parse_image
-from gpulint.model.infra import is_infra_container
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.fixes import builders
 
 rule = Rule(
     "GPU301",
@@ -92,5 +92,5 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             "start (imagePullPolicy: Always); each scale-up, restart or new node waits for a "
             "multi-gigabyte pull while its GPUs sit idle; pin the image and use IfNotPresent",
             container=container.name,
-            fix=helpers.pull_if_not_present(container.path, container.image),
+            fix=builders.pull_if_not_present(container.path, container.image),
         )

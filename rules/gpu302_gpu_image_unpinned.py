@@ -8,7 +8,7 @@ still a placeholder (`${IMAGE}`, `<your-registry>/server`,
 `REPLACE_MODEL_SERVER_IMAGE`) is left to whoever fills it in. With
 `imagePullPolicy: Always` as well, this one finding names both (GPU301 stays
 silent: pinning comes first). A container that only probes the GPU or waits
-(`nvidia-smi`, `sleep`: `gpulint/model/probe.py`) is left alone: it uses no CUDA
+(`nvidia-smi`, `sleep`: `gpulint/model/workloads/probe.py`) is left alone: it uses no CUDA
 or framework of its image.
 
 An image the linted repository publishes itself is a **note**, not a warning:
@@ -94,10 +94,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.gpu_holding import container_holding
+from gpulint.model.gpu.holding import container_holding
+from gpulint.model.gpu.infra import is_infra_container
 from gpulint.model.images import parse_image, tag_override
-from gpulint.model.infra import is_infra_container
-from gpulint.model.probe import is_probe
+from gpulint.model.workloads.probe import is_probe
 from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -94,8 +94,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.model import containerd, runtimes
 from gpulint.model.nvidia import device_list, recognise
+from gpulint.model.runtime import containerd, runtime_classes
 from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity, record
 
 rule = Rule(
@@ -153,15 +153,15 @@ def collect(resource: Resource, ctx: Context) -> list:
         for c in containerd.resource_configs(resource)
         if (fact := _config(c, lambda p, at: ctx.anchor(resource, p, at=at))) is not None
     ]
-    toolkit = runtimes.operator_toolkit_resource(resource)
+    toolkit = runtime_classes.operator_toolkit_resource(resource)
     if toolkit is not None:
         found.extend(_toolkit_facts(toolkit, lambda p: ctx.anchor(resource, p, at="value")))
         label = f"ClusterPolicy {resource.name}"
         found = [NotDefault(f.anchor, label) if isinstance(f, NotDefault) else f for f in found]
     sites = device_list.resource_sites(resource)
     found.extend(ListStrategy(device_list.only_cdi(s.strategies)) for s in sites)
-    for pod, name in runtimes.pod_runtime_classes(resource):
-        if not name and runtimes.requests_nvidia_gpu(pod):
+    for pod, name in runtime_classes.pod_runtime_classes(resource):
+        if not name and runtime_classes.requests_nvidia_gpu(pod):
             found.append(GpuPod(f"{resource.kind} {resource.name}"))
     return found
 
@@ -174,14 +174,14 @@ def collect_document(doc: Document, ctx: Context) -> list:
         if (fact := _config(c, lambda p, at: ctx.document_anchor(doc, p, at=at))) is not None
     ]
     values_for = recognise.values_for(ctx.settings)
-    for toolkit in runtimes.operator_toolkits_document(doc.data, values_for):
+    for toolkit in runtime_classes.operator_toolkits_document(doc.data, values_for):
         found.extend(_toolkit_facts(toolkit, lambda p: ctx.document_anchor(doc, p, at="value")))
     sites = device_list.document_sites(doc.data, recognise.place(doc.data, values_for))
     found.extend(ListStrategy(device_list.only_cdi(s.strategies)) for s in sites)
     return found
 
 
-def _toolkit_facts(toolkit: runtimes.OperatorToolkit, anchor) -> list:
+def _toolkit_facts(toolkit: runtime_classes.OperatorToolkit, anchor) -> list:
     if toolkit.manages_default:
         return [Toolkit()]
     if toolkit.enabled and toolkit.not_default is not None and toolkit.cdi_disabled:
@@ -217,7 +217,7 @@ def finalize(found: list, ctx: Context) -> Iterator[Report]:
         if isinstance(fact, NotDefault):
             yield Report.placed(
                 fact.anchor,
-                f"{fact.label} set the toolkit's {runtimes.SET_AS_DEFAULT[0]} to false with "
+                f"{fact.label} set the toolkit's {runtime_classes.SET_AS_DEFAULT[0]} to false with "
                 "cdi.enabled: false, so containerd's default runtime stays runc, while GPU "
                 f"workloads set no runtimeClassName ({example}): they run under runc, which "
                 "ignores NVIDIA_VISIBLE_DEVICES, and see no GPU",

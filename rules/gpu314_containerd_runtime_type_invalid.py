@@ -46,7 +46,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.model import containerd
+from gpulint.model.runtime import containerd
 from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -73,8 +73,8 @@ import difflib
 import re
 from collections.abc import Iterator
 
-from gpulint.model import containerd, runtimes
 from gpulint.model.placeholders import is_placeholder
+from gpulint.model.runtime import containerd, runtime_classes
 from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, record
 
 rule = Rule(
@@ -105,11 +105,11 @@ class Used:
 
 @rule.collector
 def collect(resource: Resource, ctx: Context) -> list:
-    view = runtimes.runtime_class(resource)
+    view = runtime_classes.runtime_class(resource)
     if view is not None:
         return [Defined(view.name)]
     found: list = []
-    for pod, name in runtimes.pod_runtime_classes(resource):
+    for pod, name in runtime_classes.pod_runtime_classes(resource):
         if isinstance(name, str) and name and not is_placeholder(name):
             anchor = ctx.anchor(resource, pod.path + ("runtimeClassName",), at="value")
             found.append(Used(name, anchor, f"{resource.kind} {resource.name}"))

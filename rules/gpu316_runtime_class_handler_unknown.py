@@ -62,8 +62,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.model import containerd, runtimes
 from gpulint.model.nvidia import recognise
+from gpulint.model.runtime import containerd, runtime_classes
 from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity, record
 
 rule = Rule(
@@ -102,9 +102,9 @@ def collect(resource: Resource, ctx: Context) -> list:
     found: list = [
         Runtimes(tuple(c.config.runtimes)) for c in containerd.resource_configs(resource)
     ]
-    if runtimes.toolkit_managed_resource(resource):
+    if runtime_classes.toolkit_managed_resource(resource):
         found.append(Toolkit())
-    view = runtimes.runtime_class(resource)
+    view = runtime_classes.runtime_class(resource)
     if view is not None and view.handler:
         found.append(
             Handler(view.handler, ctx.anchor(resource, ("handler",), at="value"), view.name)
@@ -115,7 +115,7 @@ def collect(resource: Resource, ctx: Context) -> list:
 @rule.document_collector
 def collect_document(doc: Document, ctx: Context) -> list:
     found: list = [Runtimes(tuple(c.config.runtimes)) for c in containerd.document_configs(doc)]
-    if runtimes.toolkit_managed_document(doc.data, recognise.values_for(ctx.settings)):
+    if runtime_classes.toolkit_managed_document(doc.data, recognise.values_for(ctx.settings)):
         found.append(Toolkit())
     return found
 

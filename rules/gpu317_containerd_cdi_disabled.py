@@ -84,8 +84,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.model import containerd
 from gpulint.model.nvidia import containers, device_list, operator, recognise
+from gpulint.model.runtime import containerd
 from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity, record
 
 rule = Rule(

@@ -50,7 +50,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.model import kubelet
+from gpulint.model.runtime import kubelet
 from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity
 
 rule = Rule(

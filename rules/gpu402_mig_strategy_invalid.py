@@ -44,9 +44,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.fix import helpers
 from gpulint.model.nvidia import configs, containers, operator, plugin_config, recognise, values
 from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.fixes import builders
 from gpulint.validate.schema import did_you_mean
 
 rule = Rule(
@@ -65,10 +65,10 @@ def _bad(value: Any) -> bool:
     return isinstance(value, str) and value not in plugin_config.valid_mig_strategies()
 
 
-def _fix(found: tuple[tuple, Any]) -> helpers.Fix | None:
+def _fix(found: tuple[tuple, Any]) -> builders.Fix | None:
     path, value = found
-    match = helpers.only_candidate(value, plugin_config.valid_mig_strategies())
-    return helpers.replace_word(f"write migStrategy {match!r}", path, value, match)
+    match = builders.only_candidate(value, plugin_config.valid_mig_strategies())
+    return builders.replace_word(f"write migStrategy {match!r}", path, value, match)
 
 
 def _message(where: str, value: Any) -> str:

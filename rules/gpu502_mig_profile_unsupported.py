@@ -60,14 +60,14 @@ import re
 from collections.abc import Iterator
 
 from gpulint import catalog
-from gpulint.model.gpu import MIG_PREFIX
-from gpulint.model.mig import (
+from gpulint.model.gpu.mig import (
     PRODUCT_LABEL,
     mig_entries,
     resource_profiles,
     selected_products,
     suggest_profiles,
 )
+from gpulint.model.gpu.resources import MIG_PREFIX
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

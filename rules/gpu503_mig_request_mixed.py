@@ -72,8 +72,8 @@ from gpulint.model.dra import (
     container_claims,
     pod_claims,
 )
-from gpulint.model.gpu import NVIDIA_GPU
-from gpulint.model.mig import mig_entries
+from gpulint.model.gpu.mig import mig_entries
+from gpulint.model.gpu.resources import NVIDIA_GPU
 from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, record
 
 rule = Rule(

@@ -78,7 +78,7 @@ import re
 from collections.abc import Iterator
 
 from gpulint import catalog
-from gpulint.model import mig_layout
+from gpulint.model.gpu import mig_layout
 from gpulint.model.nvidia import mig_parted, recognise
 from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity
 

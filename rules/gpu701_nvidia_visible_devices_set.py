@@ -81,10 +81,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.model.commands import literal_env
-from gpulint.model.gpu import total_gpus
-from gpulint.model.infra import is_infra_container
+from gpulint.model.gpu.infra import is_infra_container
+from gpulint.model.gpu.resources import total_gpus
 from gpulint.model.placeholders import is_placeholder
+from gpulint.model.serving.parallelism import literal_env
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -60,7 +60,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.model.infra import is_infra_container, is_infra_pod
+from gpulint.model.gpu.infra import is_infra_container, is_infra_pod
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -102,7 +102,7 @@ import posixpath
 import re
 from collections.abc import Iterator
 
-from gpulint.model.infra import is_infra_container, is_infra_pod
+from gpulint.model.gpu.infra import is_infra_container, is_infra_pod
 from gpulint.rules.api import Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(

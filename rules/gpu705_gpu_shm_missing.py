@@ -9,7 +9,7 @@ run defines), when a container runs a distributed launcher (`torchrun`,
 one replica) of a distributed-training kind (Kubeflow `PyTorchJob`, `MPIJob`,
 `TrainJob`..., `JobSet`, Volcano `Job`). Pods with `hostIPC: true` use the
 node's `/dev/shm` and pass. Kinds whose controller mounts a memory-backed
-`/dev/shm` itself are not checked (the table in `gpulint/model/controllers.py`,
+`/dev/shm` itself are not checked (the table in `gpulint/model/workloads/controllers.py`,
 with its sources): KubeRay's Ray pods, KServe's `LLMInferenceService` (from its
 `LLMInferenceServiceConfig` templates), the Dynamo operator's
 `DynamoGraphDeployment` and `DynamoComponentDeployment`, the NIM operator's
@@ -94,14 +94,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.fix import helpers
-from gpulint.model.commands import command_line
-from gpulint.model.controllers import Adds, adding, starts_a_rank_per_gpu
-from gpulint.model.gpu_holding import Held, container_holding, pod_holding
-from gpulint.model.infra import is_infra_container, is_infra_pod
-from gpulint.model.probe import is_probe
-from gpulint.model.workloads import api_group
+from gpulint.model.gpu.holding import Held, container_holding, pod_holding
+from gpulint.model.gpu.infra import is_infra_container, is_infra_pod
+from gpulint.model.serving.parallelism import command_line
+from gpulint.model.workloads.controllers import Adds, adding, starts_a_rank_per_gpu
+from gpulint.model.workloads.probe import is_probe
+from gpulint.model.workloads.table import api_group
 from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
+from gpulint.rules.fixes import builders
 
 rule = Rule(
     "GPU705",
@@ -215,5 +215,5 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                 "emptyDir with medium: Memory at /dev/shm",
                 container=container.name,
                 severity=severity,
-                fix=helpers.shm_volume(pod, container),
+                fix=builders.shm_volume(pod, container),
             )

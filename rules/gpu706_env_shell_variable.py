@@ -77,10 +77,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.fix import helpers
-from gpulint.model.infra import is_infra_container
+from gpulint.model.gpu.infra import is_infra_container
 from gpulint.model.placeholders import is_sole_placeholder
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity, quoted
+from gpulint.rules.fixes import builders
 
 rule = Rule(
     "GPU706",
@@ -136,7 +136,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                 f"the container gets the literal text {quoted(item['value'])}",
                 container=container.name,
                 at="value",
-                fix=helpers.env_references(
+                fix=builders.env_references(
                     container.path + ("env", i, "value"), item["value"], env[:i]
                 ),
             )

@@ -3,7 +3,7 @@
 A workload container whose image sets `NVIDIA_VISIBLE_DEVICES=all` in its
 config (the CUDA base images `nvidia/cuda` and `nvcr.io/nvidia/cuda`, and the
 images built on them: RAPIDS, vLLM, TGI, `pytorch/pytorch:*-cuda*`; the list,
-with the Dockerfile that shows each, is `gpulint/model/cuda_images.py`) that
+with the Dockerfile that shows each, is `gpulint/model/gpu/cuda_images.py`) that
 holds no GPU (no `nvidia.com/` or other GPU resource, or `nvidia.com/gpu: 0`,
 and no DRA claim) and does not set `NVIDIA_VISIBLE_DEVICES` itself (`void`,
 `none` or an empty value hide the GPUs; any other value is GPU701's finding),
@@ -116,15 +116,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Literal
 
-from gpulint.model import containerd, runtimes
-from gpulint.model.cuda_images import visible_all_reason
 from gpulint.model.dra import container_claims
-from gpulint.model.gpu_holding import container_holding
-from gpulint.model.gpu_use import gpu_like_resource, other_gpu_use
-from gpulint.model.infra import is_infra_container
+from gpulint.model.gpu.access import gpu_like_resource, other_gpu_use
+from gpulint.model.gpu.cuda_images import visible_all_reason
+from gpulint.model.gpu.holding import container_holding
+from gpulint.model.gpu.infra import is_infra_container
 from gpulint.model.nvidia import recognise
 from gpulint.model.quantity import QuantityError, parse_quantity
-from gpulint.model.workloads import TEMPLATE_KINDS
+from gpulint.model.runtime import containerd, runtime_classes
+from gpulint.model.workloads.table import TEMPLATE_KINDS
 from gpulint.rules.api import (
     Anchor,
     Container,
@@ -180,7 +180,7 @@ class DefaultFact:
 @record(frozen=True, slots=True)
 class OperatorFact:
     enabled: bool  # the toolkit runs (and rewrites the nodes' containerd config)
-    default: bool | None  # runtimes.OperatorToolkit.default_state
+    default: bool | None  # runtime_classes.OperatorToolkit.default_state
     refuses: bool
     label: str
     anchor: Anchor
@@ -194,18 +194,18 @@ class Refuses:
 @rule.collector
 def collect(resource: Resource, ctx: Context) -> list:
     found: list = []
-    view = runtimes.runtime_class(resource)
+    view = runtime_classes.runtime_class(resource)
     if view is not None:
         found.append(ClassFact(view.name, view.handler, ctx.anchor(resource, ("handler",))))
     for config in containerd.resource_configs(resource):
         found.append(_default(config, ctx.anchor(resource, config.path, at="value")))
-    toolkit = runtimes.operator_toolkit_resource(resource)
+    toolkit = runtime_classes.operator_toolkit_resource(resource)
     if toolkit is not None:
         anchor = ctx.anchor(resource, ("spec", "toolkit"))
         found.append(_operator(toolkit, f"ClusterPolicy {resource.name}", anchor))
     if resource.kind in TEMPLATE_KINDS:
         return found  # another object instantiates it and adds the resources
-    for pod, name in runtimes.pod_runtime_classes(resource):
+    for pod, name in runtime_classes.pod_runtime_classes(resource):
         if _shares_gpus(pod):
             continue
         for container in pod.containers:
@@ -221,12 +221,12 @@ def collect_document(doc: Document, ctx: Context) -> list:
         _default(config, ctx.document_anchor(doc, config.path, at="value"))
         for config in containerd.document_configs(doc)
     ]
-    for toolkit in runtimes.operator_toolkits_document(
+    for toolkit in runtime_classes.operator_toolkits_document(
         doc.data, recognise.values_for(ctx.settings)
     ):
         anchor = ctx.document_anchor(doc, toolkit.prefix + ("toolkit",))
         found.append(_operator(toolkit, "GPU Operator values", anchor))
-    if runtimes.refuses_envvar_source(doc):
+    if runtime_classes.refuses_envvar_source(doc):
         found.append(Refuses())
     return found
 
@@ -239,7 +239,7 @@ def _default(found: containerd.FoundContainerd, anchor: Anchor) -> DefaultFact:
     return DefaultFact(nvidia, f"{found.label} (default runtime {name!r})", anchor, names)
 
 
-def _operator(toolkit: runtimes.OperatorToolkit, label: str, anchor: Anchor) -> OperatorFact:
+def _operator(toolkit: runtime_classes.OperatorToolkit, label: str, anchor: Anchor) -> OperatorFact:
     refuses = toolkit.enabled and toolkit.refuses_envvar
     return OperatorFact(toolkit.enabled, toolkit.default_state, refuses, label, anchor)
 

@@ -87,9 +87,9 @@ import re
 from collections.abc import Iterator
 from fractions import Fraction
 
-from gpulint.model import workloads
-from gpulint.model.crds import RAY_CLUSTER_SPEC
-from gpulint.model.gpu import as_fraction, count_unknown, total_gpus
+from gpulint.model.gpu.resources import as_fraction, count_unknown, total_gpus
+from gpulint.model.workloads import table
+from gpulint.model.workloads.crds import RAY_CLUSTER_SPEC
 from gpulint.rules.api import Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(
@@ -112,14 +112,14 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     if cluster is None or not resource.api_version.startswith("ray.io/"):
         return
     groups: list[tuple[tuple, str]] = [(cluster + ("headGroupSpec",), "head")]
-    workers = workloads.get(resource.obj, cluster + ("workerGroupSpecs",))
+    workers = table.get(resource.obj, cluster + ("workerGroupSpecs",))
     if isinstance(workers, list):
         for i, group in enumerate(workers):
             name = group.get("groupName") if isinstance(group, dict) else None
             groups.append((cluster + ("workerGroupSpecs", i), f"worker group {name or i}"))
     pods = {pod.path: pod for pod in resource.pod_specs}
     for group_path, role in groups:
-        params = workloads.get(resource.obj, group_path + ("rayStartParams",))
+        params = table.get(resource.obj, group_path + ("rayStartParams",))
         if not isinstance(params, dict) or _KEY not in params:
             continue
         declared = as_fraction(params[_KEY])

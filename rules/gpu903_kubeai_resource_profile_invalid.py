@@ -53,7 +53,7 @@ import re
 from collections.abc import Iterator
 
 from gpulint.model.placeholders import is_placeholder
-from gpulint.model.workloads import api_group
+from gpulint.model.workloads.table import api_group
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -11,7 +11,7 @@ from typing import Any
 
 import kubernetes_validate
 
-from gpulint.inputs.sources import Source
+from gpulint.core.sources import Source
 from gpulint.yaml.parse import parse
 
 VERSION = kubernetes_validate.latest_version()

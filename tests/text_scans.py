@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpulint import lazy_re
+from gpulint.core import lazy_re
 
 
 class CountedText(str):
@@ -67,7 +67,7 @@ def _count_pattern_scans(monkeypatch: Any) -> None:
 def count_text_scans(monkeypatch: Any) -> None:
     """Make every source read wrap its text in :class:`CountedText` (libyaml, which takes
     an exact str, parses a plain copy) and count gpulint's lazy patterns' scans of it."""
-    from gpulint.inputs import sources
+    from gpulint.core import sources
     from gpulint.yaml import parse, templates
 
     real = sources.decode

@@ -13,8 +13,8 @@ import os
 from functools import cache
 from typing import Any
 
-from gpulint.inputs.sources import Source
-from gpulint.record import record
+from gpulint.core.record import record
+from gpulint.core.sources import Source
 from gpulint.yaml.parse import parse
 
 # Node labels differ from marketing sizes and vary with driver and ECC.

@@ -17,12 +17,12 @@ from gpulint.cli.option_groups import choices_metavar
 from gpulint.config import file as config_mod
 from gpulint.config.globs import GlobError, PathFilter
 from gpulint.config.merge import FLAGGED, apply_config
-from gpulint.config.settings import Settings
+from gpulint.core.findings import RunResult, printable
+from gpulint.core.outputs import OutputError
+from gpulint.core.record import field, record
+from gpulint.core.settings import Settings
 from gpulint.filter import baseline
-from gpulint.findings import RunResult, printable
 from gpulint.inputs.discover import Target, display_path
-from gpulint.record import field, record
-from gpulint.report.outputs import OutputError
 from gpulint.rules.registry import Registry, default_registry
 
 _EXIT_ERROR = 2

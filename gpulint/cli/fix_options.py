@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections import Counter
 
-from gpulint.findings import Finding, RunResult, printable
+from gpulint.core.findings import Finding, RunResult, printable
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:

@@ -16,16 +16,16 @@ from gpulint.cli import render_options as render_flags
 from gpulint.cli.check_options import check_parser
 from gpulint.cli.option_groups import Parser, UsageError
 from gpulint.cli.output_paths import refuse_overwriting_inputs
-from gpulint.config.settings import Settings
+from gpulint.core.findings import RunResult, Severity, printable
+from gpulint.core.outputs import OutputError, write_file, write_stdout
+from gpulint.core.settings import Settings
 from gpulint.engine.context import build_context
 from gpulint.engine.run import DEBUG_HINT, run
 from gpulint.engine.workers import cpu_count
-from gpulint.findings import RunResult, Severity, printable
 from gpulint.inputs import discover as discovery
 from gpulint.inputs import units
 from gpulint.inputs.render import Terminated
 from gpulint.report import SHOWS_FIXES, write
-from gpulint.report.outputs import OutputError, write_file, write_stdout
 from gpulint.rules.registry import default_registry
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130

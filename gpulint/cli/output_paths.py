@@ -23,13 +23,13 @@ import stat
 from collections.abc import Iterable, Iterator
 
 from gpulint.cli.option_groups import UsageError
-from gpulint.config.settings import Settings
-from gpulint.findings import printable
+from gpulint.core.findings import printable
+from gpulint.core.outputs import descriptor_link
+from gpulint.core.record import record
+from gpulint.core.settings import Settings
 from gpulint.inputs.discover import STDIN, Target, display_path
 from gpulint.inputs.render import kustomization_file
 from gpulint.inputs.render.kustomize_refs import members
-from gpulint.record import record
-from gpulint.report.outputs import descriptor_link
 
 
 @record(frozen=True)

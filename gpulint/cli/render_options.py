@@ -6,7 +6,7 @@ import argparse
 import re
 
 from gpulint.cli.option_groups import choices_metavar, number, path
-from gpulint.config.settings import DEFAULT_RELEASE_NAME, DEFAULT_RENDER_TIMEOUT, RenderOptions
+from gpulint.core.settings import DEFAULT_RELEASE_NAME, DEFAULT_RENDER_TIMEOUT, RenderOptions
 from gpulint.inputs.discover import FolderHandler, FolderMarker
 from gpulint.inputs.readers import Readers
 from gpulint.inputs.render import targets

@@ -11,8 +11,8 @@ from typing import TextIO
 from gpulint.cli import adoption
 from gpulint.cli.option_groups import Parser, UsageError, choices_metavar, path
 from gpulint.config.file import schema_text
-from gpulint.report import rule_pages
-from gpulint.report.outputs import OutputError, write_stdout
+from gpulint.core.outputs import OutputError, write_stdout
+from gpulint.rules import pages as rule_pages
 from gpulint.rules.registry import Rule, builtin_rules
 
 _FORMATS = ("text", "markdown")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpulint.config.settings import ClusterConfig, GpuTaint, Settings
+from gpulint.core.settings import ClusterConfig, GpuTaint, Settings
 
 # Top-level keys from before the section existed -> their name inside it.
 LEGACY_KEYS = {

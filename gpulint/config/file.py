@@ -12,10 +12,10 @@ from functools import partial
 from typing import Any
 
 from gpulint.config import globs
-from gpulint.config.settings import Exemption
-from gpulint.findings import InputError, Severity
-from gpulint.inputs.sources import decode
-from gpulint.record import field, record
+from gpulint.core.findings import InputError, Severity
+from gpulint.core.record import field, record
+from gpulint.core.settings import Exemption
+from gpulint.core.sources import decode
 from gpulint.rules.registry import Registry, Rule
 from gpulint.validate import quick
 from gpulint.validate import schema as schema_check

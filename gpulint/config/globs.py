@@ -25,7 +25,7 @@ import re
 import warnings
 from collections.abc import Callable
 
-from gpulint.record import record
+from gpulint.core.record import record
 
 # Token kinds: one character; a run (``*``: within a segment, ``**``: anything); ``**/``.
 _CHAR, _RUN, _DIRS = "char", "run", "dirs"

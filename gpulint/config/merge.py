@@ -6,8 +6,8 @@ from collections.abc import Collection
 
 from gpulint.config import cluster
 from gpulint.config.file import Config, rule_options, severity_map
-from gpulint.config.settings import Settings
-from gpulint.findings import Severity
+from gpulint.core.findings import Severity
+from gpulint.core.settings import Settings
 from gpulint.rules.registry import Registry
 
 # Settings a flag can set; the config file's value applies only when the flag was not given.

@@ -8,7 +8,7 @@ raw bytes by gpulint/inputs/prescan.py), whose modules a run never imports (star
 
 from __future__ import annotations
 
-from gpulint.config.settings import Settings
+from gpulint.core.settings import Settings
 from gpulint.rules.registry import Registry, default_registry, resolved
 from gpulint.rules.rule import Context
 

@@ -12,26 +12,26 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import Any
 
-from gpulint.config.settings import Settings
+from gpulint.core.findings import Finding, FixInfo, HeldBack, InputError, RuleInfo, RunResult
+from gpulint.core.held import detail_lines
+from gpulint.core.record import field, record, replace
+from gpulint.core.settings import Settings
+from gpulint.core.sources import Source
 from gpulint.engine.context import ready
 from gpulint.engine.workers import lint_all
 from gpulint.filter import suppress
-from gpulint.findings import Finding, FixInfo, HeldBack, InputError, RuleInfo, RunResult
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import quiet_rules
 from gpulint.inputs.profile_scan import build_profile
 from gpulint.inputs.project_scan import identify
 from gpulint.inputs.readers import PLAIN, Readers
 from gpulint.inputs.skip import not_a_manifest
-from gpulint.inputs.sources import Source
 from gpulint.inputs.units import GLOBAL, unit_of
 from gpulint.model.describe import describe
-from gpulint.model.profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
-from gpulint.model.unread import unread_gpu_mention
-from gpulint.record import field, record, replace
-from gpulint.report import rule_pages
-from gpulint.report.held import detail_lines
+from gpulint.model.scheduling.profile import ClusterProfile
+from gpulint.model.workloads.unread import unread_gpu_mention
+from gpulint.rules import pages
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.registry import builtin_rules
 from gpulint.rules.rule import Context, Report, Rule, RuleError
@@ -201,7 +201,7 @@ def _shape_of(value: Any) -> str:
 def _fix_info(doc: Document, prefix: tuple, fix: Any, declared: str | None) -> FixInfo:
     # Only when a fix's edits are wanted (Settings.fix_details): LAZY in
     # tests/project/test_import_contract.py, ~5 ms of a one-file run's start-up.
-    from gpulint.fix.attach import fix_info
+    from gpulint.engine.fix_details import fix_info
 
     return fix_info(doc, prefix, fix, declared)
 
@@ -393,6 +393,6 @@ def _with_pages(infos: list[RuleInfo]) -> list[RuleInfo]:
     """Built-in rules have a documentation page (docs/rules/); plugins' rules do not."""
     builtin = {rule.code for rule in builtin_rules()}
     return [
-        replace(info, help_uri=rule_pages.help_uri(info.code)) if info.code in builtin else info
+        replace(info, help_uri=pages.help_uri(info.code)) if info.code in builtin else info
         for info in infos
     ]

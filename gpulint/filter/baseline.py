@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from gpulint.findings import Finding, InputError, Suppression, printable
-from gpulint.inputs.sources import read_bytes
-from gpulint.report.outputs import write_file
+from gpulint.core.findings import Finding, InputError, Suppression, printable
+from gpulint.core.outputs import write_file
+from gpulint.core.sources import read_bytes
 
 VERSION = 1
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from gpulint.findings import Finding
+from gpulint.core.findings import Finding
 from gpulint.rules.directives import ALL, Directive
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime
 import re
 
-from gpulint.record import record
+from gpulint.core.record import record
 
 # `#` starts a YAML comment at the line start or after whitespace.
 COMMENT = re.compile(r"(?:^|(?<=\s))#\s*gpulint:\s*disable(?P<body>.*)$")

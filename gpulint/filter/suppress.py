@@ -25,13 +25,13 @@ import datetime
 from collections.abc import Iterable
 from typing import Any
 
-from gpulint.config.settings import Settings
+from gpulint.core.findings import Finding, InputError, Location, Suppression
+from gpulint.core.settings import Settings
+from gpulint.core.sources import Source
 from gpulint.filter import baseline
 from gpulint.filter.directive_index import DirectiveIndex
-from gpulint.findings import Finding, InputError, Location, Suppression
-from gpulint.inputs.sources import Source
 from gpulint.model.resource import resources_of
-from gpulint.model.workloads import get
+from gpulint.model.workloads.table import get
 from gpulint.rules.directives import ALL, ANNOTATION_ALL, ANNOTATION_PREFIX, Directive
 from gpulint.rules.rule import Context
 from gpulint.yaml.parse import Document

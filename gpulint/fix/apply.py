@@ -13,7 +13,7 @@ import difflib
 import re
 from collections.abc import Iterable
 
-from gpulint.findings import Edit
+from gpulint.core.findings import Edit
 
 _LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|$)")
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+from gpulint.core.findings import Edit, Finding
+from gpulint.core.record import field, record
+from gpulint.core.sources import Source, read_bytes
+from gpulint.core.sources import decode as decode_source
 from gpulint.engine.run import FileResult, lint_source
-from gpulint.findings import Edit, Finding
 from gpulint.fix import apply
-from gpulint.inputs.sources import Source, read_bytes
-from gpulint.inputs.sources import decode as decode_source
-from gpulint.record import field, record
 from gpulint.rules.rule import Context
 
 MAX_PASSES = 50  # each pass fixes at least one finding or rejects one fix

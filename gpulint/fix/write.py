@@ -27,7 +27,7 @@ import stat
 import tempfile
 from collections.abc import Iterable
 
-from gpulint.findings import printable
+from gpulint.core.findings import printable
 
 
 class NotWritten(Exception):

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from gpulint.config.settings import ClusterOptions, Settings
-from gpulint.findings import InputError
+from gpulint.core.findings import InputError
+from gpulint.core.settings import ClusterOptions, Settings
 from gpulint.inputs.discover import Target, discover
 from gpulint.inputs.prescan import readable_bytes
 from gpulint.inputs.readers import PLAIN
-from gpulint.model.nodes import is_node
-from gpulint.model.placement import NODE_KIND
 from gpulint.model.resource import Resource, release, resources_of
+from gpulint.model.scheduling.nodes import is_node
+from gpulint.model.scheduling.placement import NODE_KIND
 from gpulint.yaml.parse import documents
 
 # Pods in these phases hold nothing any more.

@@ -18,8 +18,8 @@ import os
 import stat
 from collections.abc import Callable, Iterable
 
-from gpulint.findings import InputError
-from gpulint.record import record
+from gpulint.core.findings import InputError
+from gpulint.core.record import record
 
 LINTED_SUFFIXES = (".yaml", ".yml", ".json")
 CONTAINERD_MARK = b"io.containerd."

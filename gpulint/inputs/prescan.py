@@ -21,10 +21,10 @@ import re
 from collections.abc import Hashable, Iterable, Sequence
 from typing import TypeVar
 
-from gpulint.findings import InputError
+from gpulint.core.findings import InputError
+from gpulint.core.lazy_re import LazyPattern, occurs
+from gpulint.core.sources import read_bytes
 from gpulint.inputs.discover import Target
-from gpulint.inputs.sources import read_bytes
-from gpulint.lazy_re import LazyPattern, occurs
 from gpulint.rules.registry import Rule
 
 K = TypeVar("K", bound=Hashable)

@@ -17,15 +17,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gpulint.config.settings import Settings
-from gpulint.findings import InputError
+from gpulint.core.findings import InputError
+from gpulint.core.lazy_re import lazy
+from gpulint.core.settings import Settings
+from gpulint.core.sources import decode
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import readable_bytes
-from gpulint.inputs.sources import decode
-from gpulint.lazy_re import lazy
-from gpulint.model.profile import ClusterProfile, Observations, decide
-from gpulint.model.profile_observe import observe
 from gpulint.model.resource import release, resources_of
+from gpulint.model.scheduling.profile import ClusterProfile, Observations, decide
+from gpulint.model.scheduling.profile_facts import observe
 from gpulint.yaml.parse import documents
 
 # What an object that changes the profile cannot be written without: a Node, NodePool or

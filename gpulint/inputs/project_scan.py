@@ -25,9 +25,9 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 
-from gpulint.findings import InputError
+from gpulint.core.findings import InputError
+from gpulint.core.sources import decode, read_bytes
 from gpulint.inputs.discover import STDIN, Target, display_path
-from gpulint.inputs.sources import decode, read_bytes
 from gpulint.model.project import Project, ProjectId, repository_path
 from gpulint.yaml.parse import documents
 

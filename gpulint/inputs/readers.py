@@ -13,11 +13,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping
 
-from gpulint.config.settings import Settings
-from gpulint.findings import InputError
+from gpulint.core.findings import InputError
+from gpulint.core.record import field, record
+from gpulint.core.settings import Settings
+from gpulint.core.sources import Source, read_file, read_stream
 from gpulint.inputs.discover import Target
-from gpulint.inputs.sources import Source, read_file, read_stream
-from gpulint.record import field, record
 
 Reader = Callable[[Target, Settings], "tuple[list[Source], list[InputError]]"]
 # Called on every source before parsing (Helm's --chart-dir attaches a template mapper).

@@ -10,9 +10,9 @@ file named on the command line is always an error when it does not parse.
 
 from __future__ import annotations
 
-from gpulint.findings import InputError
-from gpulint.inputs.sources import Source
-from gpulint.lazy_re import lazy
+from gpulint.core.findings import InputError
+from gpulint.core.lazy_re import lazy
+from gpulint.core.sources import Source
 
 # What makes a file that does not parse still worth an error: it means to be a manifest
 # (apiVersion/kind), or a GPU config gpulint reads (device plugin, MIG, GPU Operator).

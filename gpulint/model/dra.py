@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.core.record import record
 from gpulint.model.resource import Container, PodSpec, Resource
-from gpulint.record import record
 
 GROUP = "resource.k8s.io"
 CLAIM = "ResourceClaim"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpulint.findings import Location
+from gpulint.core.findings import Location
+from gpulint.core.record import record
 from gpulint.model import placeholders
-from gpulint.record import record
 
 # Beyond the placeholders the shared recogniser names, characters no image reference holds
 # (a half-written `<registry`, `${`, `%`): not a reference yet, so nothing to judge.

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpulint.lazy_re import lazy
+from gpulint.core.lazy_re import lazy
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 

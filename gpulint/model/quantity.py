@@ -34,7 +34,7 @@ import math
 import re
 from fractions import Fraction
 
-from gpulint.lazy_re import lazy
+from gpulint.core.lazy_re import lazy
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {

@@ -10,16 +10,16 @@ from collections.abc import Callable, Iterator
 from functools import cached_property
 from typing import Any, TypeVar
 
-from gpulint.findings import ResourceRef
-from gpulint.model import (
+from gpulint.core.findings import ResourceRef
+from gpulint.core.record import field, record
+from gpulint.model.gpu import resources as gpu
+from gpulint.model.workloads import (
+    assembled,  # noqa: F401 (the ML platforms' CRDs: Dynamo, llm-d)
     crds,  # noqa: F401 (importing it adds the CRDs to the workload table)
-    crds_ml,  # noqa: F401 (the ML platforms' CRDs: Dynamo, llm-d)
-    gpu,
     kubeai,
-    workloads,
 )
-from gpulint.model.generic import find_generic
-from gpulint.record import field, record
+from gpulint.model.workloads import table as workloads
+from gpulint.model.workloads.generic import find_generic
 from gpulint.yaml.parse import Document
 
 CONTAINER_LISTS = (

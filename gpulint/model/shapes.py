@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.core.record import field, record
 from gpulint.model.placeholders import is_placeholder
-from gpulint.record import field, record
 
 
 @record(frozen=True)

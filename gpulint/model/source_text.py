@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from gpulint.inputs.sources import Source
+from gpulint.core.sources import Source
 
 T = TypeVar("T")
 _KEY = "text_answers"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TextIO
 
-from gpulint.findings import RunResult
+from gpulint.core.findings import RunResult
 
 FORMATS = ("text", "json", "sarif", "github", "gitlab", "junit")
 # The formats that show a finding's fix (its edits); the others say nothing of fixes.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.findings import RunResult, Severity, printable
-from gpulint.report.held import summary_line
+from gpulint.core.findings import RunResult, Severity, printable
+from gpulint.core.held import summary_line
 from gpulint.report.paths import from_root
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}

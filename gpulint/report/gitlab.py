@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Iterator
 
-from gpulint.findings import InputError, RunResult, Severity
+from gpulint.core.findings import InputError, RunResult, Severity
 from gpulint.report.paths import from_root
 
 # error: the API server rejects it or it cannot run; warning: it will misbehave; note: advice.

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint import __version__
-from gpulint.findings import Finding, FixInfo, Location, RunResult, Severity
-from gpulint.record import asdict
+from gpulint.core.findings import Finding, FixInfo, Location, RunResult, Severity
+from gpulint.core.held import as_dicts
+from gpulint.core.record import asdict
 from gpulint.report import streaming
-from gpulint.report.held import as_dicts
 
 SCHEMA_VERSION = 1
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from xml.sax.saxutils import escape, quoteattr
 
-from gpulint.findings import RunResult
+from gpulint.core.findings import RunResult
 
 
 def _text(value: str) -> str:

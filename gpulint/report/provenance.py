@@ -12,7 +12,7 @@ import os
 import re
 from pathlib import Path
 
-from gpulint.record import record
+from gpulint.core.record import record
 
 
 @record(frozen=True)

@@ -10,9 +10,9 @@ import attr
 import sarif_om as so
 
 from gpulint import __version__
-from gpulint.findings import Finding, Location, RuleInfo, RunResult, Severity
+from gpulint.core.findings import Finding, Location, RuleInfo, RunResult, Severity
+from gpulint.core.held import detail_lines, summary_line
 from gpulint.report import provenance, streaming
-from gpulint.report.held import detail_lines, summary_line
 from gpulint.report.paths import from_root
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.findings import Finding, RunResult, Severity, printable
-from gpulint.report.held import summary_line
+from gpulint.core.findings import Finding, RunResult, Severity, printable
+from gpulint.core.held import summary_line
 
 _COLORS = {Severity.ERROR: "\033[31m", Severity.WARNING: "\033[33m", Severity.NOTE: "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gpulint.findings import Location, ResourceRef
-from gpulint.record import record
+from gpulint.core.findings import Location, ResourceRef
+from gpulint.core.record import record
 
 
 @record(frozen=True, slots=True)

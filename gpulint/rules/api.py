@@ -16,10 +16,10 @@ What is where (the rule for imports):
   (:class:`Report`), what they are given (:class:`Context`, :class:`Anchor`,
   :class:`Resource`, :class:`PodSpec`, :class:`Container`, :class:`Document`,
   :class:`Directive`), :class:`Severity`, and the hook types; :func:`record`, the
-  dataclass for a rule's facts (``@record(frozen=True, slots=True)``, gpulint/record.py:
+  dataclass for a rule's facts (``@record(frozen=True, slots=True)``, gpulint/core/record.py:
   the same behaviour as ``@dataclass``, cheaper to create at start-up).
 * **Domain helpers stay in** ``gpulint.model.*`` (GPU resources, scheduling,
-  MIG, DRA, NVIDIA inputs: ``from gpulint.model.gpu import gpu_entries``), and
+  MIG, DRA, NVIDIA inputs: ``from gpulint.model.gpu.resources import gpu_entries``), and
   cross-file facts several rules share in :mod:`gpulint.rules.facts`. Those are
   the model's public functions; re-exporting them here would make this module a
   second, drifting copy of the model.
@@ -30,9 +30,9 @@ What is where (the rule for imports):
 
 from __future__ import annotations
 
-from gpulint.findings import Severity, quoted
+from gpulint.core.findings import Severity, quoted
+from gpulint.core.record import record
 from gpulint.model.resource import Container, PodSpec, Resource
-from gpulint.record import record
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.directives import Directive
 from gpulint.rules.options import Option

@@ -26,10 +26,10 @@ import textwrap
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from gpulint.findings import InputError, Severity
-from gpulint.model import workloads
+from gpulint.core.findings import InputError, Severity
 from gpulint.model.quantity import QuantityError, parse_quantity
 from gpulint.model.resource import Resource
+from gpulint.model.workloads import table
 from gpulint.rules.rule import Report, Rule, RuleError
 from gpulint.validate import refs
 from gpulint.validate import schema as schema_check
@@ -205,7 +205,7 @@ def _pod_template(resource: Resource, pod: Any) -> tuple[tuple, Any, None]:
     meta = pod.metadata_path
     if meta is not None and meta[:-1] == pod.path[:-1]:
         path = pod.path[:-1]
-        found = workloads.get(resource.obj, path) if path else resource.obj
+        found = table.get(resource.obj, path) if path else resource.obj
         if isinstance(found, dict):
             return path, found, None
     return pod.path, pod.spec, None

@@ -11,8 +11,8 @@ from __future__ import annotations
 import datetime
 from typing import ClassVar
 
-from gpulint.findings import Finding, Location, ResourceRef
-from gpulint.record import field, record
+from gpulint.core.findings import Finding, Location, ResourceRef
+from gpulint.core.record import field, record
 from gpulint.rules.anchor import Anchor
 
 ANNOTATION_PREFIX = "ignore-check.gpulint.io/"

@@ -11,7 +11,9 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from gpulint.model import gpu, infra, scheduling
+from gpulint.core.record import field, record
+from gpulint.model.gpu import infra
+from gpulint.model.gpu import resources as gpu
 from gpulint.model.nvidia import (
     configs,
     containers,
@@ -22,8 +24,8 @@ from gpulint.model.nvidia import (
     values,
 )
 from gpulint.model.resource import Container, PodSpec, Resource, shared
-from gpulint.model.serving import is_serving, sharing_selector
-from gpulint.record import field, record
+from gpulint.model.scheduling import requirements as scheduling
+from gpulint.model.serving.servers import is_serving, sharing_selector
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.rule import Context, Rule
 from gpulint.yaml.parse import Document

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from gpulint.lazy_re import lazy
-from gpulint.record import field, record
+from gpulint.core.lazy_re import lazy
+from gpulint.core.record import field, record
 
 _NAME = lazy(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", float: "number", str: "string"}

@@ -25,8 +25,8 @@ import re
 from types import ModuleType
 from typing import Any
 
-from gpulint.findings import Severity
-from gpulint.lazy_re import LazyPattern, lazy
+from gpulint.core.findings import Severity
+from gpulint.core.lazy_re import LazyPattern, lazy
 from gpulint.rules.options import Option
 from gpulint.rules.rule import Rule
 

@@ -6,12 +6,13 @@ Rules themselves are defined with :mod:`gpulint.rules.api` (``Rule``, ``Report``
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from gpulint.rules import builtin, pack_index
+from gpulint.rules import pack_index
 from gpulint.rules.options import options_schema
 from gpulint.rules.pack_index import pack_modules, resolved, rules_of
 from gpulint.rules.rule import EXPECT_MARK, SECTIONS, Report, Rule, doc_sections
@@ -108,8 +109,14 @@ def builtin_rules() -> list[Rule]:
     return list(_builtin_rules())
 
 
+# The built-in pack sits above the rule API it imports; the registry loads it by name, as
+# it loads a plugin's pack (``gpulint/rules/builtin/__init__.py`` points at ``rules/``).
+BUILTIN_PACK = "gpulint.rules.builtin"
+
+
 @functools.cache
 def _builtin_rules() -> tuple[Rule, ...]:
+    builtin = importlib.import_module(BUILTIN_PACK)
     return pack_index.read(builtin) or tuple(pack_rules(builtin))
 
 

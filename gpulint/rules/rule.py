@@ -23,13 +23,13 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from gpulint.config.settings import Settings
-from gpulint.findings import Finding, FixInfo, InputError, Related, RuleInfo, Severity, bounded
-from gpulint.lazy_re import LazyPattern
-from gpulint.model.profile import ClusterProfile
+from gpulint.core.findings import Finding, FixInfo, InputError, Related, RuleInfo, Severity, bounded
+from gpulint.core.lazy_re import LazyPattern
+from gpulint.core.record import field, record
+from gpulint.core.settings import Settings
 from gpulint.model.project import Project
 from gpulint.model.resource import Resource
-from gpulint.record import field, record
+from gpulint.model.scheduling.profile import ClusterProfile
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.directives import Directive
 from gpulint.rules.options import Option
@@ -62,7 +62,7 @@ class Report:
     final: bool = False
     # Cluster facts the finding depends on (model/profile.py): without them it is held back.
     needs: tuple[str, ...] = ()
-    fix: Any = None  # a gpulint.fix.spec.Fix: what --fix may change (paths, as above)
+    fix: Any = None  # a gpulint.rules.fixes.spec.Fix: what --fix may change (paths, as above)
 
     @classmethod
     def placed(

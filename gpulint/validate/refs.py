@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from gpulint.findings import printable
+from gpulint.core.findings import printable
 
 REF_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
 

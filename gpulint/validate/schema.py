@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from typing import Any
 
-from gpulint.record import field, record
+from gpulint.core.record import field, record
 from gpulint.validate import quick, refs
 
 SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")

@@ -16,7 +16,7 @@ from typing import Any
 
 from ruamel.yaml.nodes import Node, ScalarNode
 
-from gpulint.inputs.sources import Source
+from gpulint.core.sources import Source
 from gpulint.yaml.parse import parse
 from gpulint.yaml.toml_tree import load, node_tree
 

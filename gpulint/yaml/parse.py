@@ -24,9 +24,9 @@ from ruamel.yaml.events import CollectionEndEvent, CollectionStartEvent
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.tag import Tag
 
-from gpulint.findings import InputError
-from gpulint.inputs.sources import Source
-from gpulint.record import field, record
+from gpulint.core.findings import InputError
+from gpulint.core.record import field, record
+from gpulint.core.sources import Source
 from gpulint.yaml.errors import ParseFailure, error_message, error_position, failure
 from gpulint.yaml.scalars import resolve_plain, resolve_tagged
 from gpulint.yaml.templates import (

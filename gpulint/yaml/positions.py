@@ -12,7 +12,7 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from gpulint.findings import Location
+from gpulint.core.findings import Location
 from gpulint.yaml import embedded
 from gpulint.yaml.parse import Document
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from gpulint.lazy_re import lazy
+from gpulint.core.lazy_re import lazy
 
 _NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 _TRUE = frozenset({"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})

@@ -15,7 +15,7 @@ from ruamel.yaml.cyaml import CParser
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import ScalarEvent
 
-from gpulint.lazy_re import lazy
+from gpulint.core.lazy_re import lazy
 
 _SOURCE_COMMENT = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
 # Go template actions only Helm writes (Prometheus and Argo use `{{ $labels }}`,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from gpulint.record import record
+from gpulint.core.record import record
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gpulint.cli import main as cli_main
-from gpulint.findings import Severity
+from gpulint.core.findings import Severity
 from gpulint.rules.registry import Registry, Rule
 from tests.helpers import run_cli
 

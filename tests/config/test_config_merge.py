@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from gpulint.config.file import Config
 from gpulint.config.merge import apply_config
-from gpulint.config.settings import Exemption, Settings
-from gpulint.findings import Severity
+from gpulint.core.findings import Severity
+from gpulint.core.settings import Exemption, Settings
 from gpulint.rules.registry import default_registry
 
 VALUES = {

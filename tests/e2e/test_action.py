@@ -17,7 +17,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from gpulint.inputs.sources import Source
+from gpulint.core.sources import Source
 from gpulint.yaml.parse import parse
 from tests.helpers import ROOT, sarif_schema
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.inputs.sources import MAX_FILE_BYTES
+from gpulint.core.sources import MAX_FILE_BYTES
 from gpulint.yaml.parse import MAX_DEPTH, RENDER_FIRST
 from tests.helpers import run_cli
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from gpulint.cli import main as cli_main
+from gpulint.core.findings import Severity
 from gpulint.engine import context as engine_context
-from gpulint.findings import Severity
 from gpulint.rules.registry import Report, Rule
 from tests.helpers import KNOWN_CLUSTER, MALFORMED_LIMITS, run_cli
 
@@ -665,7 +665,7 @@ def test_no_message_outgrows_the_bound(tmp_path, monkeypatch):
     path.write_text(CLEAN)
     _, report = _json(str(path))
     [message] = [f["message"] for f in report["findings"] if f["code"] == "GPU998"]
-    from gpulint.findings import MAX_MESSAGE
+    from gpulint.core.findings import MAX_MESSAGE
 
     assert len(message) <= MAX_MESSAGE
     assert message.endswith(f"({100_010 - MAX_MESSAGE + 40} characters cut)")

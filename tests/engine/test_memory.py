@@ -14,7 +14,7 @@ import gc
 import types
 from collections import Counter
 
-from gpulint.config.settings import Settings
+from gpulint.core.settings import Settings
 from gpulint.engine.context import build_context
 from gpulint.engine.run import lint_target
 from gpulint.inputs.discover import Target

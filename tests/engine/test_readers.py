@@ -8,7 +8,7 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from gpulint.config.settings import Settings
+from gpulint.core.settings import Settings
 from gpulint.engine.context import build_context
 from gpulint.engine.run import lint_target, run
 from gpulint.inputs.discover import Target

@@ -10,14 +10,14 @@ import json
 import os
 from pathlib import Path
 
-from gpulint.config.settings import Settings
+from gpulint.core.findings import Severity
+from gpulint.core.settings import Settings
+from gpulint.core.sources import Source
 from gpulint.engine.context import build_context
+from gpulint.engine.fix_details import NOT_FROM_A_FILE
 from gpulint.engine.run import FileResult, lint_source
-from gpulint.findings import Severity
-from gpulint.fix.attach import NOT_FROM_A_FILE
 from gpulint.fix.fixer import fix_file
-from gpulint.fix.spec import AddEntry, Fix
-from gpulint.inputs.sources import Source
+from gpulint.rules.fixes.spec import AddEntry, Fix
 from gpulint.rules.registry import Registry, Report, Rule
 from tests.helpers import run_cli, sarif_schema
 

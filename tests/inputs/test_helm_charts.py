@@ -268,7 +268,7 @@ def test_a_key_whose_block_an_expression_writes_names_that_values_key():
 
 
 def test_a_source_comment_outside_the_chart_names_no_values_file(tmp_path):
-    from gpulint.config.settings import RenderOptions
+    from gpulint.core.settings import RenderOptions
     from gpulint.inputs.render.values_origin import ValuesIndex
 
     (tmp_path / "values.yaml").write_text("gpus: 1\n")

@@ -6,7 +6,7 @@ import pytest
 
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import idle_rules
-from gpulint.model.placement import NODE_KIND
+from gpulint.model.scheduling.placement import NODE_KIND
 from gpulint.rules.registry import default_registry
 from tests.helpers import findings_json, where
 

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gpulint.config.settings import RenderOptions, Settings
+from gpulint.core.settings import RenderOptions, Settings
 from gpulint.inputs.render.helm import command
 from tests.helpers import BUDGET, run_cli
 

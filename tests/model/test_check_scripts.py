@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpulint.model.probe import is_check_script
+from gpulint.model.workloads.probe import is_check_script
 from tests.helpers import lint, where
 
 

@@ -1,5 +1,6 @@
-"""What ML operators add to the pods they create (gpulint/model/controllers.py), read as a table
-(the rules that consult it are tested in their series: GPU705 in gpu7xx/, GPU202 in gpu2xx/)."""
+"""What ML operators add to the pods they create (gpulint/model/workloads/controllers.py), read
+as a table (the rules that consult it are tested in their series: GPU705 in gpu7xx/, GPU202
+in gpu2xx/)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from __future__ import annotations
 def test_controller_table_names_who_adds_what():
     from types import SimpleNamespace
 
-    from gpulint.model.controllers import Adds, adding
+    from gpulint.model.workloads.controllers import Adds, adding
 
     def resource(api_version: str, kind: str, labels: dict | None = None):
         # the table reads only these three of a Resource

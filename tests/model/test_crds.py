@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from gpulint.inputs.sources import Source
+from gpulint.core.sources import Source
 from gpulint.model.resource import resources_of
 from gpulint.yaml.parse import parse
 from tests.helpers import findings_json, lint, run_cli

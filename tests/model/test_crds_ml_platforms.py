@@ -1,4 +1,4 @@
-"""Where ML serving platforms keep their pods (gpulint/model/crds_ml.py): Dynamo's
+"""Where ML serving platforms keep their pods (gpulint/model/workloads/assembled.py): Dynamo's
 DynamoGraphDeployment (v1alpha1 services, v1beta1 components) and DynamoComponentDeployment,
 llm-d's ModelService; and --verbose naming GPU objects no pod spec was read from."""
 
@@ -74,7 +74,7 @@ def test_dynamo_gpu_type_names_the_resource(tmp_path):
 
 
 def test_dynamo_replicas_and_nodes_count_pods():
-    from gpulint.inputs.sources import Source
+    from gpulint.core.sources import Source
     from gpulint.model.resource import resources_of
     from gpulint.yaml.parse import documents
 

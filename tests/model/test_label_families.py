@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpulint.model.gpu_label_families import is_gpu_instance_type, names_gpu_instances
+from gpulint.model.gpu.label_families import is_gpu_instance_type, names_gpu_instances
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from gpulint.inputs.sources import Source
-from gpulint.model import gpu
+from gpulint.core.sources import Source
+from gpulint.model.gpu import resources as gpu
 from gpulint.model.quantity import QuantityError, parse_quantity
 from gpulint.model.resource import resources_of
 from gpulint.yaml.parse import parse

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from gpulint.model.profile import ClusterConfig, GpuNodeGroup, GpuTaint, Observations, decide
+from gpulint.model.scheduling.profile import (
+    ClusterConfig,
+    GpuNodeGroup,
+    GpuTaint,
+    Observations,
+    decide,
+)
 from tests.helpers import (
     GPU_NODEPOOL,
     findings_json,

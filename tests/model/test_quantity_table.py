@@ -62,7 +62,7 @@ TABLE = [
 
 def _decoded(text: str):
     """The value the YAML text decodes to, through gpulint's own YAML reader."""
-    from gpulint.inputs.sources import decode
+    from gpulint.core.sources import decode
     from gpulint.yaml.parse import documents
 
     source = decode("q.yaml", f"v: {text}\n".encode())

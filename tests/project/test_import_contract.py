@@ -1,30 +1,29 @@
-"""The import contract: the lines between the pipeline's layers, checked over the source.
+"""The import contract: the folders of ``gpulint/`` are the pipeline's layers.
 
 Every module of ``gpulint/`` and of the built-in pack (``rules/``, imported as
-``gpulint.rules.builtin``) is parsed with :mod:`ast`; nothing is imported. The
-contract, top to bottom (a module may import its own layer and the layers below,
-never one above):
+``gpulint.rules.builtin``) is parsed with :mod:`ast`; nothing is imported. A module
+may import its own folder and the folders below it, never one above; the folders,
+top to bottom:
 
-    cli                       commands and options; the only home of argparse
-    config.file, config.merge the config file; flags merged over it
-    engine                    run, workers
-    inputs (reading)          readers, renderers (the only home of subprocess),
-                              the cluster inventory, the pre-scan, the project identity
-    filter                    suppressions, baseline
-    report                    reporters: they import findings only
-    rules                     rule API, registry, custom rules, shared facts, the pack
-    model                     resources, workloads, CRDs, GPU semantics, NVIDIA inputs
-    catalog                   GPU facts (catalog.yaml)
-    validate                  the one JSON Schema layer
-    yaml                      parse, scalars, positions
-    inputs (bytes)            sources (bytes -> text), discover (targets)
-    config.settings           typed settings, plain data
-    findings                  the result types
-    gpulint                   the package itself (__version__), record (the project's dataclass)
+    cli         commands and options; the only home of argparse
+    report      reporters: a RunResult in, text out; they import core only
+    fix         --fix: apply edits, re-lint, roll back
+    engine      run the rules over the inputs, workers, where a fix may apply
+    filter      suppressions, the baseline
+    inputs      discover, read, render (the only home of subprocess), the preparation pass
+    config      the config file, flags merged over it, exclude globs
+    (the pack)  rules/: one module a rule (gpulint.rules.builtin)
+    rules       the rule API, the registry, custom rules, shared facts, building fixes
+    model       what the YAML means, by subject (workloads, gpu, scheduling, runtime, ...)
+    catalog     GPU facts with their sources
+    validate    the one JSON Schema layer
+    yaml        parse, scalars, positions
+    core        sources, settings, findings, records, output files
 
-Besides: no import cycles (module-level, function-level and ``TYPE_CHECKING``
-imports all count), and no function-level imports except the measured lazy
-imports for start-up listed in :data:`LAZY`.
+Besides: no two folders import each other, no import cycles between modules
+(module-level, function-level and ``TYPE_CHECKING`` imports all count), and no
+function-level imports except the measured lazy imports for start-up listed in
+:data:`LAZY`.
 """
 
 from __future__ import annotations
@@ -42,29 +41,19 @@ PACK = "gpulint.rules.builtin"
 
 LAYERS: list[tuple[str, ...]] = [
     ("gpulint.__main__", "gpulint.cli"),
-    ("gpulint.config.file", "gpulint.config.merge", "gpulint.config.cluster"),
-    # fix: the fixer and where a fix may apply run with the engine; the fix builders and
-    # the path -> edit resolution sit with the rules that use them.
-    ("gpulint.engine", "gpulint.fix.fixer", "gpulint.fix.attach", "gpulint.fix.kustomize"),
-    (
-        "gpulint.inputs.readers",
-        "gpulint.inputs.render",
-        "gpulint.inputs.cluster",
-        "gpulint.inputs.prescan",
-        "gpulint.inputs.profile_scan",
-        "gpulint.inputs.project_scan",
-        "gpulint.inputs.units",
-    ),
-    ("gpulint.filter",),
     ("gpulint.report",),
-    ("gpulint.rules", "gpulint.fix"),
+    ("gpulint.fix",),
+    ("gpulint.engine",),
+    ("gpulint.filter",),
+    ("gpulint.inputs",),
+    ("gpulint.config",),
+    (PACK,),
+    ("gpulint.rules",),
     ("gpulint.model",),
     ("gpulint.catalog",),
     ("gpulint.validate",),
     ("gpulint.yaml",),
-    ("gpulint.inputs.sources", "gpulint.inputs.discover", "gpulint.inputs"),
-    ("gpulint.config.settings", "gpulint.config"),
-    ("gpulint.findings",),
+    ("gpulint.core",),
     ("gpulint",),
 ]
 
@@ -72,18 +61,18 @@ LAYERS: list[tuple[str, ...]] = [
 PACK_MAY_IMPORT = (
     "gpulint.rules.api",
     "gpulint.rules.facts",  # facts computed once and shared across rules
-    "gpulint.fix.helpers",  # a report's fix, built in one call
-    "gpulint.fix.spec",
+    "gpulint.rules.fixes.builders",  # a report's fix, built in one call
+    "gpulint.rules.fixes.spec",
     PACK,
     "gpulint.model",
     "gpulint.yaml",
     "gpulint.catalog",
     "gpulint.validate",
-    "gpulint.findings",
-    "gpulint.config.settings",
+    "gpulint.core.findings",
+    "gpulint.core.settings",
     "gpulint",
 )
-REPORT_MAY_IMPORT = ("gpulint.report", "gpulint.findings", "gpulint.record", "gpulint")
+REPORT_MAY_IMPORT = ("gpulint.report", "gpulint.core", "gpulint")
 # Standard-library or third-party modules only one part of the tree may import.
 CONFINED = {
     "argparse": ("gpulint.cli",),
@@ -120,7 +109,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("gpulint.report", "gpulint.report.gitlab"): "only the format asked for",
     ("gpulint.report", "gpulint.report.junit"): "only the format asked for",
     ("gpulint.report.sarif", "urllib.parse"): "urllib.parse: ~3.5 ms, SARIF only",
-    ("gpulint.findings", "hashlib"): "hashlib (OpenSSL): ~4 ms, only for fingerprints",
+    ("gpulint.core.findings", "hashlib"): "hashlib (OpenSSL): ~4 ms, only for fingerprints",
     # The fixer only with --fix or --diff, difflib only with --diff.
     (
         "gpulint.cli.fix_options",
@@ -131,14 +120,17 @@ LAZY: dict[tuple[str, str], str] = {
     # Plugin entry points: importlib.metadata only when an installed package declares one.
     ("gpulint.rules.registry", "importlib.metadata"): "importlib.metadata: ~19 ms (loaded machine)",
     # Start-up of the one-file run (issue 12, branch i12-startup): what only another path needs.
-    ("gpulint.report.outputs", "tempfile"): "tempfile (random, hashlib): ~1.5 ms, --output only",
+    ("gpulint.core.outputs", "tempfile"): "tempfile (random, hashlib): ~1.5 ms, --output only",
     # The code of `rules`, `explain` and `config-schema` only for those commands.
     ("gpulint.cli.main", "gpulint.cli.rule_commands"): "~1.5 ms, `rules`/`explain`/`config-schema`",
     # The cluster inventory (model.placement, model.scheduler, model.inventory) only with
     # --cluster/--pods; the pack's cluster rules import them when Nodes are in the run.
     ("gpulint.validate.schema", "difflib"): "difflib (heapq): ~1 ms, only to suggest a name",
-    ("gpulint.fix.helpers", "difflib"): "difflib: only to suggest a name",
-    ("gpulint.engine.run", "gpulint.fix.attach"): "~5 ms: only when fixes' edits are wanted",
+    ("gpulint.rules.fixes.builders", "difflib"): "difflib: only to suggest a name",
+    (
+        "gpulint.engine.run",
+        "gpulint.engine.fix_details",
+    ): "~5 ms: only when fixes' edits are wanted",
     ("gpulint.cli.main", "gpulint.inputs.cluster"): "~4 ms, only with --cluster/--pods",
     ("gpulint.cli.rule_commands", "shutil"): "shutil (bz2, lzma): ~2 ms, `rules` on a tty",
     ("gpulint.cli.rule_commands", "textwrap"): "textwrap: ~1 ms, `gpulint rules` only",
@@ -311,6 +303,29 @@ def test_no_import_cycles(imports: list[Import]) -> None:
     assert cycles(edges) == []
 
 
+def folder_of(module: str) -> str:
+    """The folder of ``gpulint/`` a module is in (the pack counts as one folder)."""
+    if _within(module, PACK):
+        return PACK
+    if module == "gpulint.__main__":
+        return "gpulint.cli"  # the entry point: `python -m gpulint` is the command line
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 2 or module in FOLDERS else "gpulint"
+
+
+FOLDERS = {prefix for layer in LAYERS for prefix in layer if prefix.count(".") == 1}
+
+
+def test_no_two_folders_import_each_other(imports: list[Import]) -> None:
+    edges = {
+        (folder_of(i.importer), folder_of(i.imported))
+        for i in internal(imports)
+        if folder_of(i.importer) != folder_of(i.imported)
+    }
+    both_ways = sorted((a, b) for a, b in edges if (b, a) in edges and a < b)
+    assert both_ways == [], f"folders that import each other: {both_ways}"
+
+
 def test_no_function_level_imports_but_the_listed_lazy_ones(imports: list[Import]) -> None:
     allowed = set(LAZY) | TEMPORARY_FUNCTION_LEVEL
     nested = [
@@ -380,23 +395,25 @@ def test_the_checker_finds_cycles_function_level_and_type_only_imports(tmp_path:
     (tmp_path / "rules").mkdir()
     (package / "__init__.py").write_text("")
     (package / "engine" / "__init__.py").write_text("")
-    (package / "engine" / "run.py").write_text("from gpulint import findings\n")
-    (package / "findings.py").write_text(
+    (package / "engine" / "run.py").write_text("from gpulint.core import findings\n")
+    (package / "core").mkdir()
+    (package / "core" / "__init__.py").write_text("")
+    (package / "core" / "findings.py").write_text(
         "from typing import TYPE_CHECKING\n"
         "if TYPE_CHECKING:\n"
         "    from gpulint.engine.run import x\n"
         "def f():\n"
-        "    from . import engine\n"
+        "    from .. import engine\n"
     )
     (tmp_path / "rules" / "gpu1.py").write_text("from gpulint.engine import run\n")
     found = {
         (i.importer, i.imported, i.line, i.in_function, i.type_only) for i in all_imports(tmp_path)
     }
-    assert ("gpulint.findings", "gpulint.engine.run", 3, False, True) in found
-    assert ("gpulint.findings", "gpulint.engine", 5, True, False) in found
+    assert ("gpulint.core.findings", "gpulint.engine.run", 3, False, True) in found
+    assert ("gpulint.core.findings", "gpulint.engine", 5, True, False) in found
     assert (f"{PACK}.gpu1", "gpulint.engine.run", 1, False, False) in found
     edges = {(a, b) for a, b, *_ in found}
-    assert cycles(edges) == [["gpulint.engine.run", "gpulint.findings"]]
-    assert layer_of(f"{PACK}.gpu1") == layer_of("gpulint.rules.registry")
-    assert layer_of("gpulint.config.file") < layer_of("gpulint.engine.run")
-    assert layer_of("gpulint.config.settings") > layer_of("gpulint.yaml.parse")
+    assert cycles(edges) == [["gpulint.core.findings", "gpulint.engine.run"]]
+    assert layer_of(f"{PACK}.gpu1") < layer_of("gpulint.rules.registry")  # the pack is above
+    assert layer_of("gpulint.config.file") > layer_of("gpulint.engine.run")  # config is below
+    assert layer_of("gpulint.core.settings") > layer_of("gpulint.yaml.parse")

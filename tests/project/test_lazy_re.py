@@ -1,4 +1,4 @@
-"""``gpulint.lazy_re.lazy``: the same answers as ``re.compile``, compiled only when used."""
+"""``gpulint.core.lazy_re.lazy``: the same answers as ``re.compile``, compiled only when used."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 
-from gpulint.lazy_re import lazy
+from gpulint.core.lazy_re import lazy
 
 
 def test_a_lazy_pattern_answers_as_the_compiled_one():
@@ -39,7 +39,7 @@ def test_a_lazy_pattern_is_not_compiled_until_used():
 
 def test_importing_the_model_compiles_none_of_its_lazy_patterns():
     code = (
-        "import re, gpulint.model.placeholders as p, gpulint.model.infra as i\n"
+        "import re, gpulint.model.placeholders as p, gpulint.model.gpu.infra as i\n"
         "print(p._ANY._compiled, i._INFRA_IMAGE._compiled)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -47,7 +47,7 @@ def test_importing_the_model_compiles_none_of_its_lazy_patterns():
 
 
 def test_a_pattern_of_literals_is_decided_by_substrings_without_compiling():
-    from gpulint.lazy_re import occurs
+    from gpulint.core.lazy_re import occurs
 
     cases = [
         (rb"io\.containerd\.|SET_AS_DEFAULT", b'[plugins."io.containerd.grpc"]', True),
@@ -64,7 +64,7 @@ def test_a_pattern_of_literals_is_decided_by_substrings_without_compiling():
 
 
 def test_a_real_regular_expression_is_compiled_and_searched():
-    from gpulint.lazy_re import occurs
+    from gpulint.core.lazy_re import occurs
 
     word = lazy(rb"RuntimeClass\b")
     assert occurs(word, b"kind: RuntimeClass\n") and not occurs(word, b"runtimeClassName")

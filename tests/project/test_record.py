@@ -1,4 +1,4 @@
-"""``gpulint.record.record`` behaves as ``dataclasses.dataclass`` with the same options.
+"""``gpulint.core.record.record`` behaves as ``dataclasses.dataclass`` with the same options.
 
 Each pair below is one class body decorated both ways; every observable the project
 relies on (repr text, equality, hash values, frozenness, dataclass helpers, pickling)
@@ -20,9 +20,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from gpulint import record as records
-from gpulint.findings import Finding, Location, ResourceRef, Severity
-from gpulint.record import record
+from gpulint.core import record as records
+from gpulint.core.findings import Finding, Location, ResourceRef, Severity
+from gpulint.core.record import record
 
 
 def _pair(frozen: bool, slots: bool) -> tuple[type, type]:
@@ -167,7 +167,7 @@ def test_instances_of_another_class_are_never_equal() -> None:
 @pytest.mark.parametrize("slots", [False, True])
 def test_frozen_records_refuse_assignment_as_dataclasses_do(slots: bool) -> None:
     made_by_dataclass, made_by_record = _pair(True, slots)
-    # gpulint.record's own error (no dataclasses import), an AttributeError as dataclasses'
+    # gpulint.core.record's own error (no dataclasses import), an AttributeError as dataclasses'
     assert issubclass(records.FrozenInstanceError, AttributeError)
     assert issubclass(dataclasses.FrozenInstanceError, AttributeError)
     for made, error in (
@@ -254,7 +254,8 @@ def test_a_class_variable_is_not_a_field() -> None:
 def test_the_record_module_imports_neither_dataclasses_nor_inspect() -> None:
     """The point of it (start-up): dataclasses imports inspect, ast, dis and tokenize."""
     code = (
-        "import sys, gpulint.record; print(sorted({'dataclasses', 'inspect'} & set(sys.modules)))"
+        "import sys, gpulint.core.record; "
+        "print(sorted({'dataclasses', 'inspect'} & set(sys.modules)))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
@@ -317,5 +318,5 @@ def test_every_class_of_gpulint_is_a_documented_record() -> None:
                 dataclasses_left.append(where)
             if any(d.startswith("record") for d in decorators) and not ast.get_docstring(node):
                 undocumented.append(where)
-    assert dataclasses_left == [], "use @record (gpulint/record.py) in gpulint/"
+    assert dataclasses_left == [], "use @record (gpulint/core/record.py) in gpulint/"
     assert undocumented == [], "give each record a docstring"

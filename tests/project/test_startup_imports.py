@@ -45,8 +45,8 @@ DEFERRED = (
     "signal",  # only when a pool starts
     "gpulint.inputs.cluster",  # only with --cluster/--pods
     "ruamel.yaml.main",  # ruamel.yaml's front end: gpulint/yaml/__init__.py defers it
-    "gpulint.fix.attach",  # a fix's edits only for --fix/--diff, JSON and SARIF
-    "gpulint.model.scheduler",  # only for the cluster rules, with Nodes in the run
+    "gpulint.engine.fix_details",  # a fix's edits only for --fix/--diff, JSON and SARIF
+    "gpulint.model.scheduling.filters",  # only for the cluster rules, with Nodes in the run
     "gpulint.rules.builtin.gpu311_containerd_nvidia_runtime_missing",  # no containerd config
     "gpulint.rules.builtin.gpu805_dra_claim_invalid",  # no DRA object
     "inspect",  # dataclasses, click and pkgutil.iter_modules imported it (~6 ms)
@@ -124,6 +124,6 @@ def test_the_deferred_modules_still_load_when_their_run_needs_them(
     )
     assert code == 1
     toml_reader = "tomllib" if sys.version_info >= (3, 11) else "tomli"
-    assert {"gpulint.report.sarif", "tempfile", toml_reader, "gpulint.fix.attach"} <= loaded
+    assert {"gpulint.report.sarif", "tempfile", toml_reader, "gpulint.engine.fix_details"} <= loaded
     results = json.loads(out.read_text())["runs"][0]["results"]
     assert [r["ruleId"] for r in results if r.get("fixes")] == ["GPU101"]  # the edits are there

@@ -64,7 +64,7 @@ def test_gitlab_fingerprints_are_unique_and_survive_a_line_shift(files):
 
 
 def test_gitlab_repeated_fingerprints_get_a_suffix():
-    from gpulint.findings import Finding, Location, RunResult, Severity
+    from gpulint.core.findings import Finding, Location, RunResult, Severity
     from gpulint.report.gitlab import issues
 
     at = Location("a.yaml", 1, 1, 1, 2)
@@ -114,7 +114,7 @@ def test_junit_clean_run_is_one_passing_test(files):
 
 
 def test_junit_escapes_markup_and_drops_control_characters():
-    from gpulint.findings import Finding, Location, RunResult, Severity
+    from gpulint.core.findings import Finding, Location, RunResult, Severity
     from gpulint.report import render
 
     at = Location("a<&>.yaml", 3, 1, 3, 2)

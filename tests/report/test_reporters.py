@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gpulint import report
-from gpulint.findings import Finding, Location, Related, ResourceRef, RunResult, Severity
+from gpulint.core.findings import Finding, Location, Related, ResourceRef, RunResult, Severity
 from gpulint.report import github
 from tests.helpers import DATA, ROOT, run_cli, sarif_schema
 

@@ -21,7 +21,7 @@ ALLOWED = (
     "gpulint.model",
     "gpulint.validate",
     "gpulint.catalog",
-    "gpulint.fix.helpers",  # the fix builders a fixable rule attaches to its reports
+    "gpulint.rules.fixes.builders",  # the fix builders a fixable rule attaches to its reports
 )
 
 
@@ -125,8 +125,8 @@ def test_rules_import_only_the_rule_api_and_the_model():
 
 
 def test_a_finalizer_yielding_the_old_tuples_gets_a_clear_error():
-    from gpulint.config.settings import Settings
-    from gpulint.findings import Location
+    from gpulint.core.findings import Location
+    from gpulint.core.settings import Settings
 
     rule = api.Rule("TEAM103", "old-style", api.Severity.NOTE, "Old.", "")
     anchor = api.Anchor(Location("a.yaml", 1, 1, 1, 2), "", None, None, None)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from gpulint.config.file import ConfigError, load_config, rule_options
-from gpulint.config.settings import Settings
+from gpulint.core.settings import Settings
 from gpulint.engine.context import build_context
 from gpulint.engine.run import run
 from gpulint.inputs.discover import Target

@@ -11,7 +11,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from gpulint.report import rule_pages
+from gpulint.rules import pages as rule_pages
 from gpulint.rules.registry import builtin_rules
 from tests.helpers import ROOT, run_cli, sarif_schema
 

@@ -20,15 +20,15 @@ import re
 import shutil
 import tempfile
 
-from gpulint.config.settings import Settings
-from gpulint.findings import InputError
+from gpulint.core.findings import InputError
+from gpulint.core.settings import Settings
+from gpulint.core.sources import Source, decode, read_bytes
 from gpulint.inputs.discover import Target, display_path
 from gpulint.inputs.render import links
 from gpulint.inputs.render.helm_map import TemplateMapper
 from gpulint.inputs.render.process import run_tool
 from gpulint.inputs.render.remote import Reference, missing_dependencies
 from gpulint.inputs.render.schemas import ARCHIVE_BUDGET, schema_references
-from gpulint.inputs.sources import Source, decode, read_bytes
 
 NO_HELM = (
     "helm is not on PATH: Helm chart folders were not rendered; only their values.yaml "

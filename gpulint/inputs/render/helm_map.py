@@ -14,8 +14,8 @@ import bisect
 import os
 import re
 
-from gpulint.config.settings import Settings
-from gpulint.findings import Location, ValueSource
+from gpulint.core.findings import Location, ValueSource
+from gpulint.core.settings import Settings
 from gpulint.inputs.discover import display_path
 from gpulint.inputs.render.template_block import find_block, value_reference
 from gpulint.inputs.render.template_map import find

@@ -21,8 +21,9 @@ import re
 import shutil
 import tempfile
 
-from gpulint.config.settings import Settings
-from gpulint.findings import InputError
+from gpulint.core.findings import InputError
+from gpulint.core.settings import Settings
+from gpulint.core.sources import Source
 from gpulint.inputs.discover import Target, display_path
 from gpulint.inputs.render import kustomization_file, links
 from gpulint.inputs.render.kustomize_images import tag_overrides
@@ -30,7 +31,6 @@ from gpulint.inputs.render.kustomize_refs import load_spec, members, refs_of
 from gpulint.inputs.render.origin import OriginMapper
 from gpulint.inputs.render.process import run_tool
 from gpulint.inputs.render.remote import Reference, Scanned, kustomize_references
-from gpulint.inputs.sources import Source
 
 NO_TOOL = (
     "cannot render this kustomization: neither kustomize nor kubectl is on PATH "

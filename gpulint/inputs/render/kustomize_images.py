@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from gpulint.findings import Location
+from gpulint.core.findings import Location
 from gpulint.inputs.render import kustomization_file
 from gpulint.inputs.render.kustomize_refs import load_document, refs_of
 from gpulint.model.images import TagOverride

@@ -14,10 +14,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.core.record import field, record
+from gpulint.core.sources import Source, decode
 from gpulint.inputs.discover import display_path
 from gpulint.inputs.render import kustomization_file
-from gpulint.inputs.sources import Source, decode
-from gpulint.record import field, record
 from gpulint.yaml.parse import Document, parse
 
 # Fields whose entries are paths, files or folders (kustomize's types.Kustomization).

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from gpulint.findings import InputError
+from gpulint.core.findings import InputError
 from gpulint.inputs.discover import STDIN, display_path
 from gpulint.inputs.render import kustomization_file
 from gpulint.inputs.render.kustomize_refs import refs_of

@@ -31,9 +31,9 @@ from collections.abc import Callable
 from functools import partial
 from types import FrameType
 
+from gpulint.core.record import record
+from gpulint.core.sources import MAX_FILE_BYTES
 from gpulint.inputs.render import Terminated
-from gpulint.inputs.sources import MAX_FILE_BYTES
-from gpulint.record import record
 
 # A port nothing listens on: connections are refused at once.
 _NO_PROXY_TARGET = "http://127.0.0.1:9"

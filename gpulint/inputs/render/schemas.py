@@ -18,9 +18,9 @@ import zlib
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.core.sources import MAX_FILE_BYTES, read_bytes
 from gpulint.inputs.discover import display_path
 from gpulint.inputs.render.remote import Reference
-from gpulint.inputs.sources import MAX_FILE_BYTES, read_bytes
 
 SCHEMA = "values.schema.json"
 # Decompressed bytes of packaged subcharts read to find their schemas; past this much (a

@@ -6,12 +6,12 @@ themselves (and subprocess) are imported only when a folder of theirs is read.
 
 from __future__ import annotations
 
-from gpulint.config.settings import Settings
-from gpulint.findings import InputError
+from gpulint.core.findings import InputError
+from gpulint.core.settings import Settings
+from gpulint.core.sources import Source
 from gpulint.inputs.discover import FolderHandler, FolderMarker, Target, display_path
 from gpulint.inputs.readers import PLAIN, Readers
 from gpulint.inputs.render import chart_root, kustomization_file
-from gpulint.inputs.sources import Source
 
 
 def claim_chart(folder: str) -> list[Target] | None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
+from gpulint.core.record import record
 from gpulint.inputs.render.template_map import Hit, find
-from gpulint.record import record
 
 _ACTION = re.compile(r"\{\{-?\s*(?P<body>.*?)\s*-?\}\}")
 _CONTROL = re.compile(r"^(?:if|else|end|with|range|define|block|template\b|/\*|break|continue)\b")

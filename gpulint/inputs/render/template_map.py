@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from gpulint.record import record
+from gpulint.core.record import record
 
 _DASHES = re.compile(r"[ ]*((?:-[ ]+)*)")  # the `- ` markers that open a line
 _KEY_LINE = re.compile(

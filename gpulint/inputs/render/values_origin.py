@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 import re
 
-from gpulint.config.settings import RenderOptions
-from gpulint.findings import Location, ValueSource
+from gpulint.core.findings import Location, ValueSource
+from gpulint.core.settings import RenderOptions
+from gpulint.core.sources import Source, read_file
 from gpulint.inputs.discover import display_path
-from gpulint.inputs.sources import Source, read_file
 from gpulint.yaml import positions
 from gpulint.yaml.parse import Document, parse
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.core.record import record
 from gpulint.model.nvidia import operator, plugin_config, recognise, values
 from gpulint.model.resource import Resource
-from gpulint.record import record
 
 
 @record(frozen=True)

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.core.record import record
 from gpulint.model import placeholders
 from gpulint.model.nvidia import images
 from gpulint.model.resource import Container, Resource
-from gpulint.record import record
 
 ENV_NAME = "MIG_STRATEGY"
 FLAG = "--mig-strategy"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpulint.lazy_re import lazy
+from gpulint.core.lazy_re import lazy
 from gpulint.model import placeholders
 
 DEVICE_PLUGIN = "device-plugin"

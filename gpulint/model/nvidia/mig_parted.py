@@ -18,9 +18,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.core.record import record
 from gpulint.model.nvidia import plugin_config, recognise
 from gpulint.model.resource import Resource
-from gpulint.record import record
 
 CONFIGS = "mig-configs"
 LABEL = "nvidia.com/mig.config"

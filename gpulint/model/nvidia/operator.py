@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from gpulint import catalog
+from gpulint.core.record import record
 from gpulint.model.nvidia import recognise
 from gpulint.model.resource import Resource
-from gpulint.record import record
 from gpulint.validate import schema as schema_check
 
 API_VERSION = "nvidia.com/v1"

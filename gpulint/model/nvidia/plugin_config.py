@@ -12,9 +12,9 @@ from functools import lru_cache
 from typing import Any
 
 from gpulint import catalog
-from gpulint.inputs.sources import Source
+from gpulint.core.record import record
+from gpulint.core.sources import Source
 from gpulint.model.nvidia import recognise
-from gpulint.record import record
 from gpulint.validate import schema as schema_check
 from gpulint.yaml.parse import parse
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gpulint.config.settings import Settings
-from gpulint.record import record
+from gpulint.core.record import record
+from gpulint.core.settings import Settings
 
 DEVICE_PLUGIN_CHART = "nvidia-device-plugin"
 OPERATOR_CHART = "gpu-operator"

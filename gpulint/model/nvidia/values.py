@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.core.record import record
 from gpulint.model.nvidia import recognise
-from gpulint.record import record
 from gpulint.validate import schema as schema_check
 
 SCHEMA = "device-plugin-values.schema.json"

@@ -9,7 +9,7 @@ import pytest
 
 from gpulint import catalog
 from gpulint.inputs.discover import discover
-from gpulint.model import containerd
+from gpulint.model.runtime import containerd
 from gpulint.yaml.toml_keys import scan
 from gpulint.yaml.toml_tree import load
 from tests.helpers import lint, run_cli, where

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpulint.model import kubelet
+from gpulint.model.runtime import kubelet
 from tests.helpers import lint, where
 
 CONFIG = """\

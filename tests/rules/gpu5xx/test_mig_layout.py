@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gpulint import catalog
-from gpulint.model import mig_layout
+from gpulint.model.gpu import mig_layout
 from tests.helpers import lint, run_cli, where
 
 A100_40 = "0x20B010DE"

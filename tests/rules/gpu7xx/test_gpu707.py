@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
-from gpulint.model.cuda_images import visible_all_reason
-from gpulint.model.runtimes import go_bool, refuses_envvar_text
+from gpulint.model.gpu.cuda_images import visible_all_reason
+from gpulint.model.runtime.runtime_classes import go_bool, refuses_envvar_text
 from tests.helpers import findings_json, lint, run_cli, where
 
 RUNTIME_CLASS = """\
@@ -415,7 +415,7 @@ def test_a_cluster_policy_with_cdi_disabled_makes_nvidia_the_default(tmp_path):
 
 
 def test_every_set_as_default_name_of_the_installer_is_read():
-    from gpulint.model.runtimes import operator_toolkits_document
+    from gpulint.model.runtime.runtime_classes import operator_toolkits_document
 
     for name in ("NVIDIA_RUNTIME_SET_AS_DEFAULT", "CONTAINERD_SET_AS_DEFAULT"):
         values = {"cdi": {"enabled": False}, "toolkit": {"env": [{"name": name, "value": "0"}]}}

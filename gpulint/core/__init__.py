@@ -1,0 +1,1 @@
+"""What every layer may use: sources, settings, findings, records, output files."""

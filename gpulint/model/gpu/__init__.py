@@ -1,0 +1,1 @@
+"""GPUs: resource names, quantities held, labels, products, MIG, images."""

@@ -1,0 +1,75 @@
+"""GPU infrastructure, recognised by image.
+
+Device plugins, GPU feature discovery, DCGM exporters and the GPU Operator's
+own components legitimately run privileged, set ``NVIDIA_VISIBLE_DEVICES`` or
+tolerate every taint; workload rules leave them alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from gpulint.core.lazy_re import lazy
+from gpulint.model.resource import Container, PodSpec
+
+# Image repository names (the part after the registry, without tag or digest).
+_INFRA_IMAGE = lazy(
+    r"(?:^|/)(?:"
+    r"k8s-device-plugin|nvidia-device-plugin|gpu-feature-discovery|"
+    r"dcgm-exporter|k8s-mig-manager|mig-manager|gpu-operator|gpu-operator-validator|"
+    r"container-toolkit|k8s-driver-manager|"
+    r"k8s-kata-manager|k8s-cc-manager|kubevirt-gpu-device-plugin|vgpu-device-manager|vgpu-manager|"
+    r"k8s-dra-driver-gpu|k8s-dra-driver|dra-driver-nvidia-gpu|cuda-validator|"
+    r"node-feature-discovery|"
+    r"k8s-device-plugin-amd|amd-gpu-device-plugin|device-metrics-exporter|"
+    r"intel-gpu-plugin|intel-gpu-initcontainer|intel-deviceplugin-operator|"
+    r"hami|hami-scheduler|hami-device-plugin"
+    r")(?:[:@]|$)"
+)
+_INFRA_REPOSITORY_PREFIXES = (
+    "nvcr.io/nvidia/k8s/",  # dcgm-exporter, container-toolkit, ...
+    "nvcr.io/nvidia/cloud-native/",  # gpu-operator-validator, k8s-driver-manager, ...
+    "nvcr.io/nvidia/driver",
+    "nvcr.io/nvidia/dcgm",
+    "rocm/k8s-device-plugin",
+    "docker.io/rocm/k8s-device-plugin",
+    "intel/intel-gpu-plugin",
+    "projecthami/",
+)
+# Workload samples published under an infrastructure prefix (vectoradd, nbody...).
+_WORKLOAD_REPOSITORIES = ("nvcr.io/nvidia/k8s/cuda-sample",)
+# The GPU Operator ships its operands with this image placeholder and fills it at run time.
+_OPERATOR_PLACEHOLDER = lazy(r"^FILLED[ _]BY[ _](?:THE[ _])?(?:OPERATOR|VALIDATOR)$", re.I)
+
+
+def _repository(image: str) -> str:
+    """``nvcr.io/nvidia/k8s-device-plugin:v0.17.0`` -> ``nvcr.io/nvidia/k8s-device-plugin``."""
+    name = image.split("@", 1)[0]
+    slash = name.rfind("/")
+    colon = name.rfind(":")
+    return name[:colon] if colon > slash else name
+
+
+@functools.lru_cache(maxsize=4096)  # a pure function of the text; every rule asks
+def is_infra_image(image: str) -> bool:
+    if not image:
+        return False
+    if _OPERATOR_PLACEHOLDER.match(image.strip()):
+        return True
+    repo = _repository(image.strip())
+    if repo.startswith(_WORKLOAD_REPOSITORIES):
+        return False
+    if repo.startswith(_INFRA_REPOSITORY_PREFIXES):
+        return True
+    return bool(_INFRA_IMAGE.search(repo))
+
+
+def is_infra_container(container: Container) -> bool:
+    return is_infra_image(container.image)
+
+
+def is_infra_pod(pod: PodSpec) -> bool:
+    """A pod whose regular containers are all GPU infrastructure."""
+    regular = pod.regular_containers()
+    return bool(regular) and all(is_infra_container(c) for c in regular)

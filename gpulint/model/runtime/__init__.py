@@ -1,0 +1,1 @@
+"""Below the pod: containerd, RuntimeClasses, the kubelet."""

@@ -1,0 +1,1 @@
+"""Where a GPU pod can land: requirements, the scheduler's filters, Nodes, the cluster profile."""

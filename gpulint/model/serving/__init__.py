@@ -1,0 +1,1 @@
+"""Model servers: what they serve, how parallel, whether the model fits."""

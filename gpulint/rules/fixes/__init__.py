@@ -1,0 +1,1 @@
+"""A rule's fix: proposed in paths, resolved into text edits."""
