@@ -1,9 +1,10 @@
-"""What the cluster-profile prescan costs, against the lint run it precedes (same input, same run).
+"""What the preparation pass costs, against the lint run it precedes (same input, same run).
 
-The profile (gpulint/inputs/profile_scan.py) must be known before any rule runs, so it
-is built from the raw bytes of every plain file, parsing only the files that can hold a
-Node, NodePool, RuntimeClass or a provider's label. Both are timed in this process,
-interleaved, medians compared; the prescan should stay a few percent of the run.
+The preparation pass (gpulint/inputs/prepare.py) must finish before any rule runs: it reads
+the raw bytes of every plain file once, matches the rules' triggers and builds the cluster
+profile, parsing only the files that can hold a Node, NodePool, RuntimeClass or a
+provider's label. Both are timed in this process, interleaved, medians compared; the pass
+should stay a few percent of the run.
 
     python benchmarks/bench_profile.py [--docs 2000] [--repeat 5] [PATH ...]
 """
@@ -26,7 +27,7 @@ from gpulint.core.settings import Settings  # noqa: E402
 from gpulint.engine.context import build_context  # noqa: E402
 from gpulint.engine.run import run  # noqa: E402
 from gpulint.inputs.discover import discover  # noqa: E402
-from gpulint.inputs.profile_scan import build_profile  # noqa: E402
+from gpulint.inputs.prepare import prepare  # noqa: E402
 
 
 def _median(fn, repeat: int) -> float:
@@ -41,7 +42,8 @@ def _median(fn, repeat: int) -> float:
 def bench(paths: list[str], repeat: int) -> tuple[float, float, int]:
     targets, _ = discover(paths)
     settings = Settings()
-    prescan = _median(lambda: build_profile(settings, targets), repeat)
+    rules = build_context(settings).rules
+    prescan = _median(lambda: prepare(rules, targets, settings), repeat)
     lint = _median(lambda: run(targets, build_context(settings)), repeat)
     return prescan, lint, len(targets)
 
@@ -52,7 +54,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("paths", nargs="*", help="folders to time besides generated manifests")
     args = parser.parse_args()
-    print(f"# cluster-profile prescan vs the lint run ({load()}); median of {args.repeat}")
+    print(f"# the preparation pass vs the lint run ({load()}); median of {args.repeat}")
     with tempfile.TemporaryDirectory() as work:
         generate(args.docs, os.path.join(work, "docs"))
         inputs = {f"{args.docs} generated documents": [os.path.join(work, "docs")]}

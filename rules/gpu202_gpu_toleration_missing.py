@@ -158,7 +158,7 @@ from gpulint.model.gpu.infra import is_infra_pod
 from gpulint.model.gpu.resources import is_mig_resource
 from gpulint.model.scheduling.profile import taint_keys
 from gpulint.model.scheduling.requirements import label_requirements, tolerates_key, tolerations
-from gpulint.model.workloads.controllers import Adds, adding
+from gpulint.model.workloads.controllers import Adds, controller_adding
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(
@@ -203,7 +203,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         spec = {"tolerations": [*tolerations_list(pod.spec), *added]} if added else pod.spec
         if any(tolerates_key(spec, key) for key in keys):
             continue
-        if adding(resource, Adds.TOLERATIONS, pod) is not None:
+        if controller_adding(resource, Adds.TOLERATIONS, pod) is not None:
             continue  # Kueue adds its ResourceFlavor's tolerations on admission
         if auto and any(key in gpus for key in keys):
             continue

@@ -97,7 +97,7 @@ from collections.abc import Iterator
 from gpulint.model.gpu.holding import Held, container_holding, pod_holding
 from gpulint.model.gpu.infra import is_infra_container, is_infra_pod
 from gpulint.model.serving.parallelism import command_line
-from gpulint.model.workloads.controllers import Adds, adding, starts_a_rank_per_gpu
+from gpulint.model.workloads.controllers import Adds, controller_adding, starts_a_rank_per_gpu
 from gpulint.model.workloads.probe import is_probe
 from gpulint.model.workloads.table import api_group
 from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
@@ -185,7 +185,7 @@ def _shm_volume(pod: PodSpec, container: Container) -> tuple[bool, str]:
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for pod in resource.pod_specs:
-        if adding(resource, Adds.SHM, pod) is not None:
+        if controller_adding(resource, Adds.SHM, pod) is not None:
             continue  # KubeRay, the Dynamo and NIM operators... mount it themselves
         held = pod_holding(pod, ctx.profile)
         if not held.any or is_infra_pod(pod) or pod.spec.get("hostIPC") is True:

@@ -1,7 +1,7 @@
 """The run's context: the rules it selects, and of those the ones it loads.
 
 ``build_context`` picks the selected rules (the pack's as its index describes them,
-gpulint/rules/pack_index.py); ``ready`` gives them their hooks by importing their modules,
+gpulint/rules/pack_index.py); ``load_rule_hooks`` gives them their hooks by importing their modules,
 except the rules that cannot report on the run's inputs (``Rule.inputs``, decided from the
 raw bytes by gpulint/inputs/prescan.py), whose modules a run never imports (start-up).
 """
@@ -23,13 +23,13 @@ def build_context(settings: Settings, registry: Registry | None = None) -> Conte
     )
 
 
-def ready(ctx: Context, absent: frozenset[str] | None = None) -> None:
+def load_rule_hooks(ctx: Context, inapplicable: frozenset[str] | None = None) -> None:
     """Give ``ctx`` its rules with their hooks: the pack index's rules are resolved (their
-    modules imported), except the ``absent`` ones (kept in ``ctx.absent``), which cannot
-    report on the run's inputs: they stay as the index describes them, without hooks
-    (start-up: their modules are never imported)."""
-    if absent is not None:
-        ctx.absent = absent
-    skip = ctx.absent
+    modules imported), except the ``inapplicable`` ones (kept in ``ctx.inapplicable``),
+    which cannot report on the run's inputs: they stay as the index describes them,
+    without hooks (start-up: their modules are never imported)."""
+    if inapplicable is not None:
+        ctx.inapplicable = inapplicable
+    skip = ctx.inapplicable
     if any(rule.module is not None and rule.code not in skip for rule in ctx.rules):
         ctx.rules = [rule if rule.code in skip else resolved(rule) for rule in ctx.rules]

@@ -17,13 +17,11 @@ from gpulint.core.held import detail_lines
 from gpulint.core.record import field, record, replace
 from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
-from gpulint.engine.context import ready
+from gpulint.engine.context import load_rule_hooks
 from gpulint.engine.workers import lint_all
 from gpulint.filter import suppress
 from gpulint.inputs.discover import Target
-from gpulint.inputs.prescan import quiet_rules
-from gpulint.inputs.profile_scan import build_profile
-from gpulint.inputs.project_scan import identify
+from gpulint.inputs.prepare import prepare
 from gpulint.inputs.readers import PLAIN, Readers
 from gpulint.inputs.skip import not_a_manifest
 from gpulint.inputs.units import GLOBAL, unit_of
@@ -117,7 +115,7 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
                 result.findings.append(
                     make_finding(rule, settings, doc, (), report, None, ctx.profile)
                 )
-        if rule.collect_document is not None and rule.code not in ctx.idle:
+        if rule.collect_document is not None and rule.code not in ctx.unpaired:
             facts = rule.collect_document(doc, ctx)
             if facts:
                 result.facts.setdefault(rule.code, []).extend(facts)
@@ -130,16 +128,18 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
                         rule, settings, doc, resource.prefix, report, resource, ctx.profile
                     )
                 )
-        if rule.collect is not None and rule.code not in ctx.idle:
+        if rule.collect is not None and rule.code not in ctx.unpaired:
             facts = rule.collect(resource, ctx)
             if facts:
                 result.facts.setdefault(rule.code, []).extend(facts)
 
     # Only rules with a hook for it: a call per rule and document is most of a small one's cost.
-    idle = ctx.idle
-    for rule in [r for r in ctx.rules if _hooked(r.check_document, r.collect_document, r, idle)]:
+    unpaired = ctx.unpaired
+    for rule in [
+        r for r in ctx.rules if _hooked(r.check_document, r.collect_document, r, unpaired)
+    ]:
         _guarded(ctx, rule, doc, result, lambda rule=rule: document_rule(rule))
-    resource_rules = [r for r in ctx.rules if _hooked(r.check_resource, r.collect, r, idle)]
+    resource_rules = [r for r in ctx.rules if _hooked(r.check_resource, r.collect, r, unpaired)]
     for resource in resources_of(doc):
         for rule in resource_rules:
             _guarded(
@@ -154,8 +154,8 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
             _notice_unread(doc, resource, result)
 
 
-def _hooked(check: Any, collect: Any, rule: Rule, idle: Any) -> bool:
-    return check is not None or (collect is not None and rule.code not in idle)
+def _hooked(check: Any, collect: Any, rule: Rule, unpaired: Any) -> bool:
+    return check is not None or (collect is not None and rule.code not in unpaired)
 
 
 def _notice_unread(doc: Document, resource: Resource, result: FileResult) -> None:
@@ -207,7 +207,7 @@ def _fix_info(doc: Document, prefix: tuple, fix: Any, declared: str | None) -> F
 
 
 def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
-    ready(ctx)  # a context from build_context, used without run() (the fixer, tests)
+    load_rule_hooks(ctx)  # a context from build_context, used without run() (the fixer, tests)
     errors: list[InputError] = []
     annotations: list[Any] = []
     wants_annotations = suppress.wanted(source, ctx.settings)
@@ -313,11 +313,9 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     notices: dict[str, None] = {}  # in order, each said once
     files = 0
     targets = list(targets)
-    ctx.idle, absent = quiet_rules(ctx.rules, targets)
-    # --values-for makes any YAML a chart's values: no text of the input says so.
-    ready(ctx, frozenset() if ctx.settings.values_for else absent)
-    ctx.profile = build_profile(ctx.settings, targets)
-    ctx.project = identify(ctx.settings.linted_paths, targets)
+    prepared = prepare(ctx.rules, targets, ctx.settings)
+    ctx.unpaired, ctx.profile, ctx.project = prepared.unpaired, prepared.profile, prepared.project
+    load_rule_hooks(ctx, prepared.inapplicable)
     if ctx.settings.verbose:
         notices.update(dict.fromkeys(f"cluster profile: {s}" for s in ctx.profile.sources))
         notices.update(dict.fromkeys(f"project: {s}" for s in ctx.project.describe()))
@@ -337,11 +335,13 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
             unit.setdefault(code, []).extend(facts)
     for rule in ctx.rules:
         if rule.finalize is not None:
-            for facts in joined(unit_facts, rule.code):
+            for facts in facts_per_unit(unit_facts, rule.code):
                 for report in rule.finalize(facts, ctx) or ():
                     findings.append(rule.placed_finding(report, ctx.settings, profile=ctx.profile))
     notices.update(dict.fromkeys(how))
-    suppress.finish(ctx, findings, directives)  # held findings still use their suppressions
+    suppress.after_all_files(
+        ctx, findings, directives
+    )  # held findings still use their suppressions
     findings = _unique(findings)
     held = held_back(findings, ctx.rules)
     findings = [f for f in findings if not f.held]
@@ -359,7 +359,9 @@ def unit_keys(targets: list[Target], settings: Settings) -> dict[Target, str | N
     return {t: unit_of(t, settings.units, inventory, settings.named_files) for t in targets}
 
 
-def joined(unit_facts: dict[str | None, dict[str, list[Any]]], code: str) -> Iterator[list[Any]]:
+def facts_per_unit(
+    unit_facts: dict[str | None, dict[str, list[Any]]], code: str
+) -> Iterator[list[Any]]:
     """One rule's facts per deployable unit, the --cluster inventory's joined to each:
     a cross-file rule never pairs facts of unrelated units."""
     shared = unit_facts.get(GLOBAL, {}).get(code, [])

@@ -157,7 +157,7 @@ def apply(
             finding.suppression = Suppression(directive.kind, directive.reason)
 
 
-def finish(ctx: Context, findings: list[Finding], directives: list[Directive]) -> None:
+def after_all_files(ctx: Context, findings: list[Finding], directives: list[Directive]) -> None:
     """After all files, in place: cross-file findings, directive findings, exemptions, baseline."""
     settings = ctx.settings
     today = datetime.date.today()

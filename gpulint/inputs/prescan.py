@@ -1,4 +1,5 @@
-"""Which rules can decide anything in this run, judged from the raw bytes.
+"""Which rules can decide anything in this run, judged from the raw bytes (a part of the
+preparation pass, ``prepare.py``).
 
 Some cross-file rules need a partner object somewhere in the run: GPU210 and GPU211
 weigh pod templates against Nodes, and without a Node they never report. Their
@@ -18,8 +19,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Hashable, Iterable, Sequence
-from typing import TypeVar
+from collections.abc import Iterable, Sequence
 
 from gpulint.core.findings import InputError
 from gpulint.core.lazy_re import LazyPattern, occurs
@@ -27,50 +27,53 @@ from gpulint.core.sources import read_bytes
 from gpulint.inputs.discover import Target
 from gpulint.rules.registry import Rule
 
-K = TypeVar("K", bound=Hashable)
 BytesPattern = re.Pattern[bytes] | LazyPattern[bytes]
 _WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # also the start of UTF-32's
 
 
-def quiet_rules(rules: Iterable[Rule], targets: Sequence[Target]) -> tuple[frozenset, frozenset]:
-    """(idle, absent): the codes of the rules whose ``collect_when`` pattern no input of
-    the run matches (their collectors need not run), and of those whose ``inputs``
-    pattern none matches (they cannot report: a built-in one's module need not even be
-    imported, rules/pack_index.py). One read of the inputs for both."""
-    patterns: dict[tuple[str, str], BytesPattern] = {}
-    for rule in rules:
-        if rule.collect_when is not None:
-            patterns["idle", rule.code] = rule.collect_when
-        inputs = rule.input_pattern()
-        if inputs is not None:
-            patterns["absent", rule.code] = inputs
-    quiet = unmatched(patterns, targets)
-    return tuple(
-        frozenset(code for kind, code in quiet if kind == want) for want in ("idle", "absent")
-    )  # type: ignore[return-value]
+class RuleTriggers:
+    """Which rules the inputs seen so far can concern, fed one input at a time.
 
+    ``unpaired``: the rules whose ``collect_when`` pattern no input matches (their
+    collectors need not run); ``inapplicable``: those whose ``inputs`` pattern none
+    matches (they cannot report: a built-in one's module is never imported). An input
+    that cannot be read as bytes here (``None``) rules nothing out."""
 
-def idle_rules(rules: Iterable[Rule], targets: Sequence[Target]) -> frozenset[str]:
-    """Codes of the rules whose ``collect_when`` pattern no input of the run matches."""
-    return quiet_rules(rules, targets)[0]
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        self._waiting: dict[tuple[str, str], BytesPattern] = {}
+        for rule in rules:
+            if rule.collect_when is not None:
+                self._waiting["unpaired", rule.code] = rule.collect_when
+            inputs = rule.input_pattern()
+            if inputs is not None:
+                self._waiting["inapplicable", rule.code] = inputs
 
-
-def unmatched(
-    patterns: dict[K, re.Pattern[bytes] | LazyPattern[bytes]], targets: Sequence[Target]
-) -> frozenset[K]:
-    """The keys of ``patterns`` that no input matches (none, when some input cannot be
-    read as bytes here: then nothing is ruled out)."""
-    waiting = dict(patterns)
-    for target in targets:
-        if not waiting:
-            break
-        data = readable_bytes(target)
+    def see(self, data: bytes | None) -> None:
         if data is None:
-            return frozenset()  # cannot tell: every rule collects
-        for code, pattern in list(waiting.items()):
+            self._waiting.clear()  # cannot tell: every rule may have something to read
+            return
+        for key, pattern in list(self._waiting.items()):
             if occurs(pattern, data):
-                del waiting[code]
-    return frozenset(waiting)
+                del self._waiting[key]
+
+    @property
+    def done(self) -> bool:
+        """Every rule is matched already: nothing more to search."""
+        return not self._waiting
+
+    def unpaired(self) -> frozenset[str]:
+        return frozenset(code for kind, code in self._waiting if kind == "unpaired")
+
+    def inapplicable(self) -> frozenset[str]:
+        return frozenset(code for kind, code in self._waiting if kind == "inapplicable")
+
+
+def unpaired_rules(rules: Iterable[Rule], targets: Sequence[Target]) -> frozenset[str]:
+    """Codes of the rules whose ``collect_when`` pattern no input of the run matches."""
+    triggers = RuleTriggers(rules)
+    for target in targets:
+        triggers.see(readable_bytes(target))
+    return triggers.unpaired()
 
 
 def readable_bytes(target: Target) -> bytes | None:

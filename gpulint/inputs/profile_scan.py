@@ -1,4 +1,5 @@
-"""Builds the run's cluster profile before any rule runs.
+"""The run's cluster profile, built before any rule runs (a part of the preparation pass,
+``prepare.py``).
 
 Files are linted one at a time, possibly in worker processes, but a rule such as
 GPU202 must know before it reports whether *any* file of the run (or ``--cluster``)
@@ -15,14 +16,12 @@ way to say what those runs cannot show.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
 from gpulint.core.findings import InputError
 from gpulint.core.lazy_re import lazy
 from gpulint.core.settings import Settings
 from gpulint.core.sources import decode
 from gpulint.inputs.discover import Target
-from gpulint.inputs.prescan import readable_bytes
 from gpulint.model.resource import release, resources_of
 from gpulint.model.scheduling.profile import ClusterProfile, Observations, decide
 from gpulint.model.scheduling.profile_facts import observe
@@ -54,24 +53,30 @@ def may_change_profile(data: bytes) -> bool:
     return any(prefix in data for prefix in _PROVIDER_PREFIXES)
 
 
-def build_profile(settings: Settings, targets: Sequence[Target]) -> ClusterProfile:
-    config = settings.cluster_facts
-    seen = Observations()
-    for target in targets:
-        data = readable_bytes(target)
+class ProfileScan:
+    """The cluster profile, from the inputs seen one at a time (``see``), then decided
+    against the config file's ``cluster:`` section (``profile``)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._config = settings.cluster_facts
+        self._seen = Observations()
+
+    def see(self, target: Target, data: bytes | None) -> None:
         if not data or not may_change_profile(data):
-            continue
+            return
         source = decode(target.path, data)
         if isinstance(source, InputError):
-            continue
+            return
         errors: list[InputError] = []  # the lint pass reports them, located
         for doc in documents(source, errors):
             try:
                 if isinstance(doc.data, dict):
                     for resource in resources_of(doc):
-                        observe(resource, seen, target.path)
+                        observe(resource, self._seen, target.path)
             except Exception:  # odd shapes are the lint pass's to report, located
                 continue
             finally:
                 release(doc)
-    return decide(config, seen)
+
+    def profile(self) -> ClusterProfile:
+        return decide(self._config, self._seen)

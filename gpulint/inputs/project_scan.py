@@ -38,7 +38,7 @@ _MODULE = re.compile(r"^\s*module\s+\"?(?P<path>[^\s\"]+)\"?", re.MULTILINE)
 _LIMIT = 1 << 20  # identity files are small; a bigger one is not read
 
 
-def identify(linted: Sequence[str], targets: Sequence[Target]) -> Project:
+def project_of(linted: Sequence[str], targets: Sequence[Target]) -> Project:
     """The project of the run: ``linted`` are the paths named on the command line (the
     targets' paths when none are given)."""
     paths = [p for p in (linted or [t.path for t in targets]) if p != STDIN]

@@ -91,9 +91,9 @@ class Context:
 
     settings: Settings
     rules: list[Rule]
-    idle: frozenset[str] = frozenset()  # rules whose collectors have nothing to pair with
+    unpaired: frozenset[str] = frozenset()  # rules whose collectors have nothing to pair with
     # rules that cannot report on the run's inputs (Rule.inputs): left without hooks
-    absent: frozenset[str] = frozenset()
+    inapplicable: frozenset[str] = frozenset()
     profile: ClusterProfile = field(default_factory=ClusterProfile)  # what the run knows
     # The linted repository's identity (model/project.py): which images it publishes.
     project: Project = field(default_factory=Project)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpulint.inputs.discover import Target
-from gpulint.inputs.prescan import idle_rules
+from gpulint.inputs.prescan import unpaired_rules
 from gpulint.model.scheduling.placement import NODE_KIND
 from gpulint.rules.registry import default_registry
 from tests.helpers import findings_json, where
@@ -69,7 +69,7 @@ def test_without_a_node_the_cluster_rules_are_idle(tmp_path):
     (tmp_path / "pod.yaml").write_text(POD)
     (tmp_path / "pool.yaml").write_text("apiVersion: karpenter.sh/v1\nkind: NodePool\n")
     targets = [Target(str(tmp_path / "pod.yaml")), Target(str(tmp_path / "pool.yaml"))]
-    idle = idle_rules(default_registry().select((), ()), targets)
+    idle = unpaired_rules(default_registry().select((), ()), targets)
     # GPU210/211 wait for a Node; GPU312/316 for a containerd config, GPU317 for one that
     # says enable_cdi, GPU315 for a RuntimeClass, GPU506 for a mig-parted config.
     idle_codes = {"GPU210", "GPU211", "GPU312", "GPU315", "GPU316", "GPU317", "GPU506"}
@@ -81,6 +81,6 @@ def test_inputs_that_cannot_be_read_as_bytes_here_keep_every_rule_collecting(tmp
     wide = tmp_path / "node-utf16.yaml"
     wide.write_bytes(("apiVersion: v1\nkind: Node\n").encode("utf-16"))
     rules = default_registry().select((), ())
-    assert idle_rules(rules, [Target(str(tmp_path / "pod.yaml")), Target(str(wide))]) == set()
-    assert idle_rules(rules, [Target("-", "stdin")]) == set()
-    assert idle_rules(rules, [Target(str(tmp_path), "helm")]) == set()
+    assert unpaired_rules(rules, [Target(str(tmp_path / "pod.yaml")), Target(str(wide))]) == set()
+    assert unpaired_rules(rules, [Target("-", "stdin")]) == set()
+    assert unpaired_rules(rules, [Target(str(tmp_path), "helm")]) == set()

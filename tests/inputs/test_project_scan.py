@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gpulint.inputs.discover import Target
-from gpulint.inputs.project_scan import identify
+from gpulint.inputs.project_scan import project_of
 from gpulint.model.images import parse_image
 from gpulint.model.project import Project, ProjectId, repository_path
 
@@ -54,7 +54,7 @@ def test_repository_paths(url, expected):
 def test_the_git_remote_origin(tmp_path):
     _write(tmp_path / ".git" / "config", _GIT_CONFIG.format(url="git@github.com:Acme/Trainer.git"))
     _write(tmp_path / "deploy" / "job.yaml", "")
-    project = identify([str(tmp_path / "deploy")], [])
+    project = project_of([str(tmp_path / "deploy")], [])
     assert _paths(project) == [("github.com", "acme/trainer")]
     assert project.ids[0].source.endswith(".git/config remote origin")
 
@@ -64,20 +64,20 @@ def test_a_worktree_reads_the_config_of_its_common_git_folder(tmp_path):
     _write(common / "config", _GIT_CONFIG.format(url="https://github.com/acme/trainer"))
     _write(common / "worktrees" / "wt" / "commondir", "../..\n")
     _write(tmp_path / "wt" / ".git", f"gitdir: {common / 'worktrees' / 'wt'}\n")
-    assert _paths(identify([str(tmp_path / "wt")], [])) == [("github.com", "acme/trainer")]
+    assert _paths(project_of([str(tmp_path / "wt")], [])) == [("github.com", "acme/trainer")]
 
 
 def test_a_git_root_without_origin_falls_back_to_its_go_mod(tmp_path):
     _write(tmp_path / ".git" / "config", "[core]\n\tbare = false\n")
     _write(tmp_path / "go.mod", "// comment\nmodule github.com/acme/operator/v2\n\ngo 1.22\n")
-    project = identify([str(tmp_path)], [])
+    project = project_of([str(tmp_path)], [])
     assert _paths(project) == [("github.com", "acme/operator")]
     assert project.ids[0].source.endswith("go.mod module")
 
 
 def test_go_mod_in_a_linted_folder_outside_git(tmp_path):
     _write(tmp_path / "go.mod", "module gitlab.com/acme/ops/operator\n")
-    assert _paths(identify([str(tmp_path)], [])) == [("gitlab.com", "acme/ops/operator")]
+    assert _paths(project_of([str(tmp_path)], [])) == [("gitlab.com", "acme/ops/operator")]
 
 
 def _chart(folder: Path, extra: str) -> Target:
@@ -94,7 +94,7 @@ def test_charts_home_and_sources_not_subcharts(tmp_path):
     sub = _chart(
         tmp_path / "deploy" / "charts" / "nfd", "home: https://github.com/kubernetes-sigs/nfd\n"
     )
-    project = identify([str(tmp_path)], [top, docs, sub])
+    project = project_of([str(tmp_path)], [top, docs, sub])
     assert _paths(project) == [("github.com", "acme/trainer"), ("github.com", "acme/serving")]
     assert project.ids[1].source.endswith("deploy/Chart.yaml sources")
 
@@ -102,12 +102,12 @@ def test_charts_home_and_sources_not_subcharts(tmp_path):
 def test_the_git_remote_wins_over_a_chart_home(tmp_path):
     _write(tmp_path / ".git" / "config", _GIT_CONFIG.format(url="https://github.com/me/fork"))
     chart = _chart(tmp_path / "chart", "home: https://github.com/acme/trainer\n")
-    assert _paths(identify([str(tmp_path)], [chart])) == [("github.com", "me/fork")]
+    assert _paths(project_of([str(tmp_path)], [chart])) == [("github.com", "me/fork")]
 
 
 def test_nothing_says(tmp_path):
     _write(tmp_path / "job.yaml", "")
-    assert identify([str(tmp_path / "job.yaml")], []).ids == ()
+    assert project_of([str(tmp_path / "job.yaml")], []).ids == ()
 
 
 @pytest.mark.parametrize(

@@ -115,7 +115,9 @@ def _opted_out(resource: Resource, pod: PodSpec, fields: tuple[tuple[str, ...], 
     return False
 
 
-def adding(resource: Resource, what: Adds, pod: PodSpec | None = None) -> Controller | None:
+def controller_adding(
+    resource: Resource, what: Adds, pod: PodSpec | None = None
+) -> Controller | None:
     """The controller that adds ``what`` to every pod of ``resource`` (or to ``pod``: its
     template's labels count too, as Kueue's pod integration reads them), if one does."""
     group = api_group(resource.api_version)

@@ -1,0 +1,53 @@
+"""The preparation pass: what the whole run must know before any rule runs, in one read.
+
+Files are linted one at a time, possibly in worker processes, yet some answers need the
+whole run first: which rules can report at all on these inputs (a rule whose trigger
+text no input holds is never loaded), which cross-file rules have a partner to pair with
+(GPU210 needs a Node), what the run says about the cluster (GPU taints, products, the
+provider: ``profile_scan.py``), and which repository is linted (its own images:
+``project_scan.py``). Each plain file's bytes are read once here, from the page cache the
+lint pass reads them from again; only the files that may change the profile are parsed.
+Charts and kustomizations render later, in the lint pass, and standard input is read once,
+by it: they rule no rule out and add nothing to the profile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from gpulint.core.record import record
+from gpulint.core.settings import Settings
+from gpulint.inputs.discover import Target
+from gpulint.inputs.prescan import RuleTriggers, readable_bytes
+from gpulint.inputs.profile_scan import ProfileScan
+from gpulint.inputs.project_scan import project_of
+from gpulint.model.project import Project
+from gpulint.model.scheduling.profile import ClusterProfile
+from gpulint.rules.rule import Rule
+
+
+@record(frozen=True)
+class Preparation:
+    """What the preparation pass found out about the run."""
+
+    unpaired: frozenset[str]  # rules whose collectors have no partner object to pair with
+    inapplicable: frozenset[str]  # rules that cannot report on these inputs (never loaded)
+    profile: ClusterProfile
+    project: Project
+
+
+def prepare(rules: Iterable[Rule], targets: Sequence[Target], settings: Settings) -> Preparation:
+    triggers = RuleTriggers(rules)
+    profile = ProfileScan(settings)
+    for target in targets:
+        data = readable_bytes(target)
+        triggers.see(data)
+        profile.see(target, data)
+    # --values-for makes any YAML a chart's values: no text of the input says so.
+    inapplicable = frozenset() if settings.values_for else triggers.inapplicable()
+    return Preparation(
+        triggers.unpaired(),
+        inapplicable,
+        profile.profile(),
+        project_of(settings.linted_paths, targets),
+    )
