@@ -13,11 +13,7 @@ from typing import Any, TypeVar
 from gpulint.core.findings import ResourceRef
 from gpulint.core.record import field, record
 from gpulint.model.gpu import resources as gpu
-from gpulint.model.workloads import (
-    assembled,  # noqa: F401 (the ML platforms' CRDs: Dynamo, llm-d)
-    crds,  # noqa: F401 (importing it adds the CRDs to the workload table)
-    kubeai,
-)
+from gpulint.model.workloads import kubeai
 from gpulint.model.workloads import table as workloads
 from gpulint.model.workloads.generic import find_generic
 from gpulint.yaml.parse import Document

@@ -34,8 +34,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpulint.model.workloads import table
-from gpulint.model.workloads.table import ANY_ITEM, ANY_KEY, Built, PodSite, register
+from gpulint.model.workloads import sites as table
+from gpulint.model.workloads.sites import ANY_ITEM, ANY_KEY, Built, Kinds, PodSite
+
+KINDS = Kinds()  # this module's entries of the workload table (table.py)
 
 NVIDIA_GPU = "nvidia.com/gpu"
 
@@ -183,7 +185,7 @@ def _component_count(components: tuple):
 
 _SERVICES = ("spec", "services")
 _COMPONENTS = ("spec", "components")
-register(
+KINDS.add(
     "DynamoGraphDeployment",
     PodSite(
         _SERVICES + (ANY_KEY,),
@@ -222,7 +224,7 @@ def _dcd_build(obj: Any, path: tuple) -> Built | None:
     return _dynamo_service(obj, path)
 
 
-register(
+KINDS.add(
     "DynamoComponentDeployment",
     PodSite(
         ("spec",),
@@ -274,7 +276,7 @@ def _pd_replicas(role: str):
     return count
 
 
-register(
+KINDS.add(
     "ModelService",
     *(
         PodSite(

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpulint.model.workloads import table as workloads
-from gpulint.model.workloads.table import ANY_ITEM, ANY_KEY, PodSite, register
+from gpulint.model.workloads import sites as workloads
+from gpulint.model.workloads.sites import ANY_ITEM, ANY_KEY, Kinds, PodSite
+
+KINDS = Kinds()  # this module's entries of the workload table (table.py)
 
 # --- helpers ---
 
@@ -62,7 +64,7 @@ KUBEFLOW_JOBS = {
     "MXJob": "mxReplicaSpecs",
 }
 for _kind, _field in KUBEFLOW_JOBS.items():
-    register(
+    KINDS.add(
         _kind,
         PodSite(
             ("spec", _field, ANY_KEY, "template", "spec"),
@@ -71,7 +73,7 @@ for _kind, _field in KUBEFLOW_JOBS.items():
         group="kubeflow.org",
     )
 
-register("Notebook", PodSite(("spec", "template", "spec")), group="kubeflow.org")
+KINDS.add("Notebook", PodSite(("spec", "template", "spec")), group="kubeflow.org")
 
 # Katib: a trial is an embedded Job, Kubeflow job or JobSet; parallelTrialCount defaults to 3.
 _TRIAL = ("spec", "trialTemplate", "trialSpec")
@@ -102,7 +104,7 @@ for _field in KUBEFLOW_JOBS.values():
             count=_product(_PARALLEL_TRIALS, (_TRIAL + ("spec", _field, ANY_KEY, "replicas"), 1)),
         )
     )
-register("Experiment", *_katib_sites, group="kubeflow.org")
+KINDS.add("Experiment", *_katib_sites, group="kubeflow.org")
 
 # --- JobSet and Kubeflow Trainer runtimes ---
 
@@ -123,9 +125,9 @@ def _jobset_site(prefix: tuple) -> PodSite:
     )
 
 
-register("JobSet", _jobset_site(("spec",)), group="jobset.x-k8s.io")
+KINDS.add("JobSet", _jobset_site(("spec",)), group="jobset.x-k8s.io")
 for _kind in ("TrainingRuntime", "ClusterTrainingRuntime"):
-    register(_kind, _jobset_site(("spec", "template", "spec")), group="trainer.kubeflow.org")
+    KINDS.add(_kind, _jobset_site(("spec", "template", "spec")), group="trainer.kubeflow.org")
 
 # --- LeaderWorkerSet: replicas groups of `size` pods (leader + size-1 workers) ---
 
@@ -144,7 +146,7 @@ def _lws_workers(obj: Any, bound: tuple) -> int | None:
     return groups * (max(size - 1, 0) if has_leader else size)
 
 
-register(
+KINDS.add(
     "LeaderWorkerSet",
     PodSite(
         _LWT + ("leaderTemplate", "spec"),
@@ -163,7 +165,7 @@ register(
 
 # --- Volcano ---
 
-register(
+KINDS.add(
     "Job",
     PodSite(
         ("spec", "tasks", ANY_ITEM, "template", "spec"),
@@ -208,14 +210,14 @@ def _ray_sites(cluster: tuple) -> list[PodSite]:
     ]
 
 
-register("RayCluster", *_ray_sites(("spec",)), group="ray.io")
-register(
+KINDS.add("RayCluster", *_ray_sites(("spec",)), group="ray.io")
+KINDS.add(
     "RayJob",
     *_ray_sites(("spec", "rayClusterSpec")),
     PodSite(("spec", "submitterPodTemplate", "spec"), count=lambda o, b: 1, role="submitter"),
     group="ray.io",
 )
-register("RayService", *_ray_sites(("spec", "rayClusterConfig")), group="ray.io")
+KINDS.add("RayService", *_ray_sites(("spec", "rayClusterConfig")), group="ray.io")
 
 # Where each Ray kind keeps its cluster spec (GPU901 reads rayStartParams beside the template).
 RAY_CLUSTER_SPEC = {
@@ -267,7 +269,7 @@ def _kserve_component(name: str, framework: tuple[str, ...]) -> list[PodSite]:
 # KFServing's serving.kubeflow.org/v1beta1 (0.5, 0.6) has KServe's shape: read it too, so the
 # rules see its pods while GPU902 reports the group.
 for _group in ("serving.kserve.io", "serving.kubeflow.org"):
-    register(
+    KINDS.add(
         "InferenceService",
         *_kserve_component("predictor", KSERVE_PREDICTOR_CONTAINERS),
         *_kserve_component("transformer", ()),
@@ -275,7 +277,7 @@ for _group in ("serving.kserve.io", "serving.kubeflow.org"):
         group=_group,
     )
 for _kind in ("ServingRuntime", "ClusterServingRuntime"):
-    register(
+    KINDS.add(
         _kind,
         PodSite(("spec",), role="runtime"),
         PodSite(("spec", "workerSpec"), role="worker"),
@@ -307,7 +309,7 @@ def _llm_sites() -> list[PodSite]:
 
 
 for _kind in ("LLMInferenceService", "LLMInferenceServiceConfig"):
-    register(_kind, *_llm_sites(), group="serving.kserve.io")
+    KINDS.add(_kind, *_llm_sites(), group="serving.kserve.io")
 
 # --- Argo Workflows and Rollouts (argoproj.io) ---
 
@@ -331,9 +333,9 @@ def _argo_site(templates: tuple) -> PodSite:
 
 
 for _kind in ("Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate"):
-    register(_kind, _argo_site(("spec", "templates")), group="argoproj.io")
-register("CronWorkflow", _argo_site(("spec", "workflowSpec", "templates")), group="argoproj.io")
-register(
+    KINDS.add(_kind, _argo_site(("spec", "templates")), group="argoproj.io")
+KINDS.add("CronWorkflow", _argo_site(("spec", "workflowSpec", "templates")), group="argoproj.io")
+KINDS.add(
     "Rollout",
     PodSite(("spec", "template", "spec"), replicas=(("spec", "replicas"),)),
     group="argoproj.io",
@@ -342,8 +344,8 @@ register(
 # --- Knative Serving ---
 
 for _kind in ("Service", "Configuration"):
-    register(_kind, PodSite(("spec", "template", "spec")), group="serving.knative.dev")
-register("Revision", PodSite(("spec",), metadata=("metadata",)), group="serving.knative.dev")
+    KINDS.add(_kind, PodSite(("spec", "template", "spec")), group="serving.knative.dev")
+KINDS.add("Revision", PodSite(("spec",), metadata=("metadata",)), group="serving.knative.dev")
 
 # --- Any other kind ---
 

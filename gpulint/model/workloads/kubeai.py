@@ -22,7 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.model.workloads.table import Built, PodSite, register
+from gpulint.model.workloads.sites import Built, Kinds, PodSite
+
+KINDS = Kinds()  # this module's entries of the workload table (table.py)
 
 KIND = "ResourceProfile"
 API_VERSION = "kubeai.org/values"  # not a served API: the chart's values, read as a kind
@@ -73,4 +75,4 @@ def _profile_pod(obj: Any, path: tuple) -> Built | None:
     return Built((), spec, ((_CONTAINER, container),), redirects)
 
 
-register(KIND, PodSite((), count=lambda o, b: 1, build=_profile_pod), group="kubeai.org")
+KINDS.add(KIND, PodSite((), count=lambda o, b: 1, build=_profile_pod), group="kubeai.org")
