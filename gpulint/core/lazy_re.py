@@ -1,11 +1,10 @@
 """``lazy(pattern)``: a regular expression compiled on first use, not at import.
 
-Why (issue 12, start-up): gpulint's modules define about sixty patterns at module level,
-and a one-file run over a Pod manifest uses fewer than ten of them; compiling the rest
-cost ~7 ms of a ~100 ms run. A :class:`LazyPattern` keeps the source and flags and
-compiles on the first call, then forwards each call to the compiled pattern (one method
-call more per use: for patterns off the hot path; a pattern used on every scalar or line
-stays a plain ``re.compile``).
+Why: gpulint's modules define about sixty patterns at module level, and a one-file run
+over a Pod manifest uses fewer than ten of them; compiling the rest is start-up. A
+:class:`LazyPattern` keeps the source and flags and compiles on the first call, then
+forwards each call to the compiled pattern (one method call more per use: for patterns
+off the hot path; a pattern used on every scalar or line stays a plain ``re.compile``).
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ def write_file(path: str, fill: Callable[[TextIO], None]) -> None:
         return
     target = os.path.realpath(path)  # through a symlink to the file it names
     folder = os.path.dirname(target) or "."
-    import tempfile  # only when a report goes to a file (start-up: ~1.5 ms with random)
+    import tempfile  # only when a report goes to a file
 
     try:
         fd, temporary = tempfile.mkstemp(

@@ -85,7 +85,7 @@ def _internal_error(rule: Rule, doc: Document, exc: Exception, ctx: Context) -> 
     --debug it names only the exception's type (its text may quote the document)."""
     head = f"internal error in rule {rule.code} {rule.name}"
     if ctx.settings.debug:
-        import traceback  # only with --debug: ~1 ms of start-up otherwise
+        import traceback  # only with --debug
 
         trace = "".join(traceback.format_exception(exc)).rstrip()
         message = f"{head}; the other rules ran (please report it):\n{trace}"
@@ -177,7 +177,7 @@ DEBUG_HINT = "run with --debug or GPULINT_DEBUG=1 for the traceback"
 def internal_error(exc: BaseException, debug: bool) -> str:
     """The message of an exception a rule raised: its traceback with ``--debug``."""
     if debug:
-        import traceback  # only with --debug: ~1 ms of start-up otherwise
+        import traceback  # only with --debug
 
         trace = "".join(traceback.format_exception(exc)).rstrip()
         return f"internal error while checking this document (please report it):\n{trace}"
@@ -199,8 +199,7 @@ def _shape_of(value: Any) -> str:
 
 
 def _fix_info(doc: Document, prefix: tuple, fix: Any, declared: str | None) -> FixInfo:
-    # Only when a fix's edits are wanted (Settings.fix_details): LAZY in
-    # tests/project/test_import_contract.py, ~5 ms of a one-file run's start-up.
+    # Only when a fix's edits are wanted (Settings.fix_details).
     from gpulint.engine.fix_details import fix_info
 
     return fix_info(doc, prefix, fix, declared)

@@ -199,7 +199,7 @@ def _signals_held() -> Iterator[None]:
     a worker that has not yet set its own SIGTERM handler would raise in the main
     process's code. Held, they arrive when the pool is up; the workers, forked with them
     blocked, never see Ctrl-C and take SIGTERM once ready (``process.worker_signals``)."""
-    import signal  # only when a pool starts (start-up: ~0.9 ms)
+    import signal  # only when a pool starts
 
     if not hasattr(signal, "pthread_sigmask"):
         yield

@@ -43,7 +43,7 @@ from gpulint.yaml.positions import json_pointer, place
 def _scan_comments(path: str, text: str) -> tuple[list[Directive], list[InputError]]:
     if "gpulint:" not in text:
         return [], []
-    # Only when a comment may be a directive (start-up: the grammar, ~1 ms).
+    # Only when a comment may be a directive.
     from gpulint.filter import directives as directives_grammar
 
     directives: list[Directive] = []

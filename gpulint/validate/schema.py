@@ -3,7 +3,7 @@
 Shipped schemas live in ``gpulint/validate/schemas/*.json``; a validator is built
 once per schema (building one per document costs 15x more). An instance that
 :mod:`gpulint.validate.quick` can vouch for is never shown to jsonschema, and
-jsonschema is imported only when a run needs it (~70 ms of CPU, about half of a
+jsonschema is imported only when a run needs it (its import would be most of a
 one-file run). The custom rules of the config file get their validators here too
 (:func:`make_validator`), with keywords of their own.
 """
@@ -48,7 +48,7 @@ def load_schema(name: str) -> dict:
 
 def schema_path(name: str) -> str:
     """The file of a shipped schema. Beside the module, not through importlib.resources:
-    that import (with tempfile and zipfile) costs ~4 ms of every run's start-up."""
+    that import (with tempfile and zipfile) would be every run's start-up."""
     return os.path.join(SCHEMAS, name)
 
 
@@ -64,7 +64,7 @@ def _validator(name: str) -> Any:
 def closest(word: str, choices: Iterable[str]) -> str | None:
     """The choice most like ``word`` (a case-only difference counts), or None."""
     choices = sorted(choices)
-    import difflib  # only to suggest a name (LAZY: ~1 ms of every run's start-up)
+    import difflib  # only to suggest a name
 
     match = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     if match:

@@ -45,7 +45,7 @@ def documents(source: Source, errors: list[InputError]) -> Iterator[Document]:
 
 def load(text: str) -> dict | tuple[str, int, int]:
     """The data, or (message, line, column) of the first error."""
-    # Only when a TOML source is read (start-up: tomllib ~2.4 ms).
+    # Only when a TOML source is read.
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on Python 3.10
