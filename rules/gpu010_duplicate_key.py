@@ -55,7 +55,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.workloads.table import get
+from gpulint.model.kinds.table import get
 from gpulint.rules.api import Context, Document, Report, Rule, Severity
 from gpulint.rules.fixes import builders
 

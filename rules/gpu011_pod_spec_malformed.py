@@ -58,7 +58,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.model import shapes
+from gpulint.model.values import shapes
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -63,8 +63,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model import shapes
-from gpulint.model.gpu.resources import gpu_entries
+from gpulint.model.values import shapes
+from gpulint.model.values.gpu_resources import gpu_entries
 from gpulint.model.workloads.kserve import is_merged_runtime_container, runtime_named
 from gpulint.rules.api import Anchor, Container, Context, Report, Resource, Rule, Severity, record
 from gpulint.rules.fixes import builders

@@ -69,8 +69,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from fractions import Fraction
 
-from gpulint.model.gpu.resources import as_fraction, gpu_entries
-from gpulint.model.quantity import format_quantity
+from gpulint.model.values.gpu_resources import as_fraction, gpu_entries
+from gpulint.model.values.quantity import format_quantity
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 from gpulint.rules.fixes import builders
 

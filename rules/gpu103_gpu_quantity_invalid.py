@@ -58,9 +58,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.gpu.resources import gpu_entries
-from gpulint.model.placeholders import is_placeholder
-from gpulint.model.quantity import (
+from gpulint.model.values.gpu_resources import gpu_entries
+from gpulint.model.values.placeholders import is_placeholder
+from gpulint.model.values.quantity import (
     QuantityError,
     decodes_to_zero,
     format_quantity,

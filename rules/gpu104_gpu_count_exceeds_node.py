@@ -76,10 +76,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from gpulint.model.cluster_profile import MAX_GPUS
 from gpulint.model.gpu.infra import is_infra_pod
-from gpulint.model.gpu.resources import AMD_GPU, NVIDIA_GPU
-from gpulint.model.scheduling.profile import MAX_GPUS
-from gpulint.model.scheduling.requirements import LabelRequirement, required_values
+from gpulint.model.node_requirements import LabelRequirement, required_values
+from gpulint.model.values.gpu_resources import AMD_GPU, NVIDIA_GPU
 from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(

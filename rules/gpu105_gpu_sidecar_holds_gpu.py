@@ -75,7 +75,7 @@ import re
 from collections.abc import Iterator
 
 from gpulint.model.gpu.infra import is_infra_container, is_infra_pod
-from gpulint.model.gpu.resources import gpu_entries
+from gpulint.model.values.gpu_resources import gpu_entries
 from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -103,10 +103,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.model.gpu.infra import is_infra_container
-from gpulint.model.gpu.resources import as_fraction
+from gpulint.model.kinds.table import api_group
+from gpulint.model.values.gpu_resources import as_fraction
 from gpulint.model.workloads.controllers import resources_replaced_by
 from gpulint.model.workloads.probe import is_one_off_pod, is_probe_pod
-from gpulint.model.workloads.table import api_group
 from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(

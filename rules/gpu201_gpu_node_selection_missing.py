@@ -115,12 +115,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from gpulint.model.cluster_profile import MODELS
 from gpulint.model.gpu.access import first_gpu_limit, model_annotation, vendor_of
 from gpulint.model.gpu.infra import is_infra_pod
 from gpulint.model.gpu.labels import is_gpu_label, pins_model
-from gpulint.model.gpu.resources import is_mig_resource
-from gpulint.model.scheduling.profile import MODELS
-from gpulint.model.scheduling.requirements import requirement_sets
+from gpulint.model.node_requirements import requirement_sets
+from gpulint.model.values.gpu_resources import is_mig_resource
 from gpulint.model.workloads.probe import is_probe_pod
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 

@@ -153,11 +153,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from gpulint.model.cluster_profile import taint_keys
 from gpulint.model.gpu.access import first_gpu_limit, taint_keys_for, vendor_of
 from gpulint.model.gpu.infra import is_infra_pod
-from gpulint.model.gpu.resources import is_mig_resource
-from gpulint.model.scheduling.profile import taint_keys
-from gpulint.model.scheduling.requirements import label_requirements, tolerates_key, tolerations
+from gpulint.model.node_requirements import label_requirements, tolerates_key, tolerations
+from gpulint.model.values.gpu_resources import is_mig_resource
 from gpulint.model.workloads.controllers import Adds, controller_adding
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 

@@ -109,11 +109,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from gpulint.model.cluster_profile import taint_keys
 from gpulint.model.gpu.access import other_gpu_use
 from gpulint.model.gpu.infra import is_infra_pod
 from gpulint.model.gpu.labels import gpu_node_pin
-from gpulint.model.scheduling.profile import taint_keys
-from gpulint.model.scheduling.requirements import tolerations
+from gpulint.model.node_requirements import tolerations
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -111,7 +111,7 @@ from collections.abc import Iterator
 
 from gpulint.model.gpu.label_conflicts import contradictions
 from gpulint.model.gpu.labels import requirements_from_labels
-from gpulint.model.scheduling.requirements import requirement_sets
+from gpulint.model.node_requirements import requirement_sets
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -107,8 +107,8 @@ from gpulint.model.gpu.label_suggestions import (
     suggest_products,
 )
 from gpulint.model.gpu.labels import GKE_ACCELERATOR, PRODUCT
-from gpulint.model.placeholders import is_placeholder
-from gpulint.model.scheduling.requirements import label_requirements
+from gpulint.model.node_requirements import label_requirements
+from gpulint.model.values.placeholders import is_placeholder
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 from gpulint.rules.fixes import builders
 

@@ -105,10 +105,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from gpulint.model.cluster_profile import taint_keys
 from gpulint.model.gpu.access import image_vendor, taint_keys_for
 from gpulint.model.gpu.infra import is_infra_pod
-from gpulint.model.scheduling.profile import taint_keys
-from gpulint.model.scheduling.requirements import tolerates_key
+from gpulint.model.node_requirements import tolerates_key
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

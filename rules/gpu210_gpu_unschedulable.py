@@ -119,11 +119,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from gpulint.model.node_requirements import LabelRequirement
 from gpulint.model.scheduling import filters as scheduler
 from gpulint.model.scheduling import placement
 from gpulint.model.scheduling.inventory import Inventory
 from gpulint.model.scheduling.nodes import NodeView
-from gpulint.model.scheduling.requirements import LabelRequirement
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -61,7 +61,7 @@ from collections.abc import Iterator
 
 from gpulint.model.gpu.holding import container_holding
 from gpulint.model.gpu.infra import is_infra_container
-from gpulint.model.images import parse_image
+from gpulint.model.values.images import parse_image
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 from gpulint.rules.fixes import builders
 

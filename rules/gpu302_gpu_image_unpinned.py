@@ -96,7 +96,7 @@ from collections.abc import Iterator
 
 from gpulint.model.gpu.holding import container_holding
 from gpulint.model.gpu.infra import is_infra_container
-from gpulint.model.images import parse_image, tag_override
+from gpulint.model.values.images import parse_image, tag_override
 from gpulint.model.workloads.probe import is_probe
 from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity
 

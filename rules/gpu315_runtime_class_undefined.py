@@ -73,8 +73,8 @@ import difflib
 import re
 from collections.abc import Iterator
 
-from gpulint.model.placeholders import is_placeholder
 from gpulint.model.runtime import containerd, runtime_classes
+from gpulint.model.values.placeholders import is_placeholder
 from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, record
 
 rule = Rule(

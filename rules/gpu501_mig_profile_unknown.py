@@ -85,8 +85,8 @@ from collections.abc import Iterator
 from gpulint import catalog
 from gpulint.model.dra import GPU_DRIVER, cel_expressions, extended_resource_name, is_dra_object
 from gpulint.model.gpu.mig import gpu_name, mig_entries, suggest_profiles
-from gpulint.model.gpu.resources import MIG_PREFIX, mig_profile
-from gpulint.model.placeholders import is_placeholder
+from gpulint.model.values.gpu_resources import MIG_PREFIX, mig_profile
+from gpulint.model.values.placeholders import is_placeholder
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

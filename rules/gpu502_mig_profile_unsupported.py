@@ -67,7 +67,7 @@ from gpulint.model.gpu.mig import (
     selected_products,
     suggest_profiles,
 )
-from gpulint.model.gpu.resources import MIG_PREFIX
+from gpulint.model.values.gpu_resources import MIG_PREFIX
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -73,7 +73,7 @@ from gpulint.model.dra import (
     pod_claims,
 )
 from gpulint.model.gpu.mig import mig_entries
-from gpulint.model.gpu.resources import NVIDIA_GPU
+from gpulint.model.values.gpu_resources import NVIDIA_GPU
 from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, record
 
 rule = Rule(

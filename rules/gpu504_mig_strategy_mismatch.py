@@ -73,8 +73,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.model.gpu.resources import is_mig_resource
-from gpulint.model.scheduling.requirements import LabelRequirement
+from gpulint.model.node_requirements import LabelRequirement
+from gpulint.model.values.gpu_resources import is_mig_resource
 from gpulint.rules import facts
 from gpulint.rules.api import Context, RelatedPlace, Report, Rule, Severity
 

@@ -96,7 +96,7 @@ from typing import Any
 
 from gpulint import catalog
 from gpulint.model.nvidia import mig_parted, operator, recognise
-from gpulint.model.placeholders import is_placeholder
+from gpulint.model.values.placeholders import is_placeholder
 from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity, record
 
 rule = Rule(

@@ -59,7 +59,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.model.gpu.resources import is_shared_resource
+from gpulint.model.values.gpu_resources import is_shared_resource
 from gpulint.rules import facts
 from gpulint.rules.api import Context, Report, Rule, Severity
 

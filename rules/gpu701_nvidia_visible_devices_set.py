@@ -82,9 +82,9 @@ import re
 from collections.abc import Iterator
 
 from gpulint.model.gpu.infra import is_infra_container
-from gpulint.model.gpu.resources import total_gpus
-from gpulint.model.placeholders import is_placeholder
 from gpulint.model.serving.parallelism import literal_env
+from gpulint.model.values.gpu_resources import total_gpus
+from gpulint.model.values.placeholders import is_placeholder
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -74,10 +74,10 @@ from collections.abc import Iterator
 
 from gpulint.model.gpu.access import other_gpu_use
 from gpulint.model.gpu.infra import is_infra_container
-from gpulint.model.gpu.resources import total_gpus
-from gpulint.model.placeholders import is_placeholder
 from gpulint.model.serving.fit import spans_pods
 from gpulint.model.serving.parallelism import command_line, literal_env
+from gpulint.model.values.gpu_resources import total_gpus
+from gpulint.model.values.placeholders import is_placeholder
 from gpulint.rules.api import Container, Context, Report, Resource, Rule, Severity
 
 rule = Rule(

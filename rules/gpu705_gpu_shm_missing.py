@@ -96,10 +96,10 @@ from collections.abc import Iterator
 
 from gpulint.model.gpu.holding import Held, container_holding, pod_holding
 from gpulint.model.gpu.infra import is_infra_container, is_infra_pod
+from gpulint.model.kinds.table import api_group
 from gpulint.model.serving.parallelism import command_line
 from gpulint.model.workloads.controllers import Adds, controller_adding, starts_a_rank_per_gpu
 from gpulint.model.workloads.probe import is_probe
-from gpulint.model.workloads.table import api_group
 from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
 from gpulint.rules.fixes import builders
 

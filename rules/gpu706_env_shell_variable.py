@@ -78,7 +78,7 @@ import re
 from collections.abc import Iterator
 
 from gpulint.model.gpu.infra import is_infra_container
-from gpulint.model.placeholders import is_sole_placeholder
+from gpulint.model.values.placeholders import is_sole_placeholder
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity, quoted
 from gpulint.rules.fixes import builders
 

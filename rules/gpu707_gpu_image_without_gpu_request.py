@@ -121,10 +121,10 @@ from gpulint.model.gpu.access import gpu_like_resource, other_gpu_use
 from gpulint.model.gpu.cuda_images import visible_all_reason
 from gpulint.model.gpu.holding import container_holding
 from gpulint.model.gpu.infra import is_infra_container
+from gpulint.model.kinds.table import TEMPLATE_KINDS
 from gpulint.model.nvidia import recognise
-from gpulint.model.quantity import QuantityError, parse_quantity
 from gpulint.model.runtime import containerd, runtime_classes
-from gpulint.model.workloads.table import TEMPLATE_KINDS
+from gpulint.model.values.quantity import QuantityError, parse_quantity
 from gpulint.rules.api import (
     Anchor,
     Container,

@@ -107,7 +107,12 @@ from gpulint.model.dra import (
     is_dra_object,
     pod_claims,
 )
-from gpulint.model.gpu.resources import NVIDIA_GPU, NVIDIA_SHARED, gpu_entries, is_mig_resource
+from gpulint.model.values.gpu_resources import (
+    NVIDIA_GPU,
+    NVIDIA_SHARED,
+    gpu_entries,
+    is_mig_resource,
+)
 from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, record
 
 rule = Rule(

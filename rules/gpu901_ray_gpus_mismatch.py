@@ -87,9 +87,9 @@ import re
 from collections.abc import Iterator
 from fractions import Fraction
 
-from gpulint.model.gpu.resources import as_fraction, count_unknown, total_gpus
-from gpulint.model.workloads import table
-from gpulint.model.workloads.crds import RAY_CLUSTER_SPEC
+from gpulint.model.kinds import table
+from gpulint.model.kinds.crds import RAY_CLUSTER_SPEC
+from gpulint.model.values.gpu_resources import as_fraction, count_unknown, total_gpus
 from gpulint.rules.api import Context, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(

@@ -52,8 +52,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from gpulint.model.placeholders import is_placeholder
-from gpulint.model.workloads.table import api_group
+from gpulint.model.kinds.table import api_group
+from gpulint.model.values.placeholders import is_placeholder
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity
 
 rule = Rule(

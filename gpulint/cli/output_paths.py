@@ -28,8 +28,8 @@ from gpulint.core.outputs import descriptor_link
 from gpulint.core.record import record
 from gpulint.core.settings import Settings
 from gpulint.inputs.discover import STDIN, Target, display_path
-from gpulint.inputs.render import kustomization_file
-from gpulint.inputs.render.kustomize_refs import members
+from gpulint.inputs.folders import kustomization_file
+from gpulint.inputs.kustomize_refs import members
 
 
 @record(frozen=True)

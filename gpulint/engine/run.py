@@ -18,6 +18,7 @@ from gpulint.core.record import field, record, replace
 from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
 from gpulint.engine.context import load_rule_hooks
+from gpulint.engine.describe import describe
 from gpulint.engine.workers import lint_all
 from gpulint.filter import suppress
 from gpulint.inputs.discover import Target
@@ -25,9 +26,8 @@ from gpulint.inputs.prepare import prepare
 from gpulint.inputs.readers import PLAIN, Readers
 from gpulint.inputs.skip import not_a_manifest
 from gpulint.inputs.units import GLOBAL, unit_of
-from gpulint.model.describe import describe
+from gpulint.model.cluster_profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
-from gpulint.model.scheduling.profile import ClusterProfile
 from gpulint.model.workloads.unread import unread_gpu_mention
 from gpulint.rules import pages
 from gpulint.rules.anchor import Anchor

@@ -30,8 +30,8 @@ from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
 from gpulint.filter import baseline
 from gpulint.filter.directive_index import DirectiveIndex
+from gpulint.model.kinds.table import get
 from gpulint.model.resource import resources_of
-from gpulint.model.workloads.table import get
 from gpulint.rules.directives import ALL, ANNOTATION_ALL, ANNOTATION_PREFIX, Directive
 from gpulint.rules.rule import Context
 from gpulint.yaml.parse import Document

@@ -21,8 +21,8 @@ from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import RuleTriggers, readable_bytes
 from gpulint.inputs.profile_scan import ProfileScan
 from gpulint.inputs.project_scan import project_of
+from gpulint.model.cluster_profile import ClusterProfile
 from gpulint.model.project import Project
-from gpulint.model.scheduling.profile import ClusterProfile
 from gpulint.rules.rule import Rule
 
 

@@ -22,8 +22,8 @@ from gpulint.core.lazy_re import lazy
 from gpulint.core.settings import Settings
 from gpulint.core.sources import decode
 from gpulint.inputs.discover import Target
+from gpulint.model.cluster_profile import ClusterProfile, Observations, decide
 from gpulint.model.resource import release, resources_of
-from gpulint.model.scheduling.profile import ClusterProfile, Observations, decide
 from gpulint.model.scheduling.profile_facts import observe
 from gpulint.yaml.parse import documents
 

@@ -20,8 +20,8 @@ import os
 
 from gpulint.core.record import field, record
 from gpulint.inputs.discover import STDIN, Target, display_path
-from gpulint.inputs.render import KUSTOMIZATION_FILES, kustomization_file
-from gpulint.inputs.render.kustomize_refs import PATCH_FIELDS, Refs, members, refs_of
+from gpulint.inputs.folders import KUSTOMIZATION_FILES, kustomization_file
+from gpulint.inputs.kustomize_refs import PATCH_FIELDS, Refs, members, refs_of
 
 PER_FOLDER = "per-folder"
 PER_RUN = "per-run"

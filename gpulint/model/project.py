@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 
 from gpulint.core.record import record
-from gpulint.model.images import ImageRef
+from gpulint.model.values.images import ImageRef
 
 HOSTS = ("github.com", "gitlab.com")
 # host/path of a repository in a URL: https://, ssh://, git://, with a user, or scp-like

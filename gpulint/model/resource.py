@@ -12,10 +12,10 @@ from typing import Any, TypeVar
 
 from gpulint.core.findings import ResourceRef
 from gpulint.core.record import field, record
-from gpulint.model.gpu import resources as gpu
-from gpulint.model.workloads import kubeai
-from gpulint.model.workloads import table as workloads
-from gpulint.model.workloads.generic import find_generic
+from gpulint.model.kinds import kubeai
+from gpulint.model.kinds import table as workloads
+from gpulint.model.kinds.generic import find_generic
+from gpulint.model.values import gpu_resources as gpu
 from gpulint.yaml.parse import Document
 
 CONTAINER_LISTS = (

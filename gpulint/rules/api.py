@@ -19,7 +19,7 @@ What is where (the rule for imports):
   dataclass for a rule's facts (``@record(frozen=True, slots=True)``, gpulint/core/record.py:
   the same behaviour as ``@dataclass``, cheaper to create at start-up).
 * **Domain helpers stay in** ``gpulint.model.*`` (GPU resources, scheduling,
-  MIG, DRA, NVIDIA inputs: ``from gpulint.model.gpu.resources import gpu_entries``), and
+  MIG, DRA, NVIDIA inputs: ``from gpulint.model.values.gpu_resources import gpu_entries``), and
   cross-file facts several rules share in :mod:`gpulint.rules.facts`. Those are
   the model's public functions; re-exporting them here would make this module a
   second, drifting copy of the model.

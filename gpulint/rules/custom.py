@@ -27,9 +27,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from gpulint.core.findings import InputError, Severity
-from gpulint.model.quantity import QuantityError, parse_quantity
+from gpulint.model.kinds import table
 from gpulint.model.resource import Resource
-from gpulint.model.workloads import table
+from gpulint.model.values.quantity import QuantityError, parse_quantity
 from gpulint.rules.rule import Report, Rule, RuleError
 from gpulint.validate import refs
 from gpulint.validate import schema as schema_check

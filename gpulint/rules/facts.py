@@ -12,8 +12,8 @@ from functools import partial
 from typing import Any
 
 from gpulint.core.record import field, record
+from gpulint.model import node_requirements as scheduling
 from gpulint.model.gpu import infra
-from gpulint.model.gpu import resources as gpu
 from gpulint.model.nvidia import (
     configs,
     containers,
@@ -24,8 +24,8 @@ from gpulint.model.nvidia import (
     values,
 )
 from gpulint.model.resource import Container, PodSpec, Resource, shared
-from gpulint.model.scheduling import requirements as scheduling
 from gpulint.model.serving.servers import is_serving, sharing_selector
+from gpulint.model.values import gpu_resources as gpu
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.rule import Context, Rule
 from gpulint.yaml.parse import Document

@@ -27,9 +27,9 @@ from gpulint.core.findings import Finding, FixInfo, InputError, Related, RuleInf
 from gpulint.core.lazy_re import LazyPattern
 from gpulint.core.record import field, record
 from gpulint.core.settings import Settings
+from gpulint.model.cluster_profile import ClusterProfile
 from gpulint.model.project import Project
 from gpulint.model.resource import Resource
-from gpulint.model.scheduling.profile import ClusterProfile
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.directives import Directive
 from gpulint.rules.options import Option

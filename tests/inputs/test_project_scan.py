@@ -9,8 +9,8 @@ import pytest
 
 from gpulint.inputs.discover import Target
 from gpulint.inputs.project_scan import project_of
-from gpulint.model.images import parse_image
 from gpulint.model.project import Project, ProjectId, repository_path
+from gpulint.model.values.images import parse_image
 
 _GIT_CONFIG = """\
 [core]

@@ -1,4 +1,4 @@
-"""Where ML serving platforms keep their pods (gpulint/model/workloads/assembled.py): Dynamo's
+"""Where ML serving platforms keep their pods (gpulint/model/kinds/assembled.py): Dynamo's
 DynamoGraphDeployment (v1alpha1 services, v1beta1 components) and DynamoComponentDeployment,
 llm-d's ModelService; and --verbose naming GPU objects no pod spec was read from."""
 

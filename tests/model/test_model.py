@@ -8,9 +8,9 @@ from fractions import Fraction
 import pytest
 
 from gpulint.core.sources import Source
-from gpulint.model.gpu import resources as gpu
-from gpulint.model.quantity import QuantityError, parse_quantity
 from gpulint.model.resource import resources_of
+from gpulint.model.values import gpu_resources as gpu
+from gpulint.model.values.quantity import QuantityError, parse_quantity
 from gpulint.yaml.parse import parse
 
 

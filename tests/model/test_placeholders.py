@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpulint.model.placeholders import is_placeholder, is_sole_placeholder
+from gpulint.model.values.placeholders import is_placeholder, is_sole_placeholder
 
 
 @pytest.mark.parametrize(

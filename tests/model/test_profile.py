@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpulint.model.scheduling.profile import (
+from gpulint.model.cluster_profile import (
     ClusterConfig,
     GpuNodeGroup,
     GpuTaint,

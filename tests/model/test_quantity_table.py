@@ -2,7 +2,7 @@
 and what Kubernetes makes of them.
 
 Sources (read in kubernetes/kubernetes and kubernetes-sigs/yaml; see
-gpulint/model/quantity.py and gpulint/yaml/scalars.py for the statements):
+gpulint/model/values/quantity.py and gpulint/yaml/scalars.py for the statements):
 go-yaml v2 resolve.go (plain scalars: ``strconv.ParseInt(plain, 0, 64)`` after
 dropping ``_``), sigs.k8s.io/yaml ``YAMLToJSON`` (values reach ``json.Marshal``
 unchanged), apimachinery ``Quantity.UnmarshalJSON`` (null is zero; quotes stripped,
@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import pytest
 
-from gpulint.model.quantity import QuantityError, format_quantity, parse_quantity
+from gpulint.model.values.quantity import QuantityError, format_quantity, parse_quantity
 from tests.helpers import lint
 
 FORMAT_WRONG = "quantities must match the regular expression"

@@ -39,7 +39,7 @@ def test_a_lazy_pattern_is_not_compiled_until_used():
 
 def test_importing_the_model_compiles_none_of_its_lazy_patterns():
     code = (
-        "import re, gpulint.model.placeholders as p, gpulint.model.gpu.infra as i\n"
+        "import re, gpulint.model.values.placeholders as p, gpulint.model.gpu.infra as i\n"
         "print(p._ANY._compiled, i._INFRA_IMAGE._compiled)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -11,31 +11,8 @@ files pays nothing for them.
 
 from __future__ import annotations
 
-import os
-
-KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM ended the run once the renderers and workers it had started were killed
     (``process.py``); the command line exits 143. A ``KeyboardInterrupt``, so every path
     that stops cleanly on Ctrl-C (worker pools, output files) stops cleanly on it too."""
-
-
-def chart_root(folder: str) -> str | None:
-    """The chart a folder is, or lies inside (``templates/`` of a chart)."""
-    if os.path.isfile(os.path.join(folder, "Chart.yaml")):
-        return folder
-    parent = os.path.dirname(os.path.normpath(folder))
-    in_templates = os.path.basename(os.path.normpath(folder)) == "templates"
-    if in_templates and parent and os.path.isfile(os.path.join(parent, "Chart.yaml")):
-        return parent
-    return None
-
-
-def kustomization_file(folder: str) -> str | None:
-    for name in KUSTOMIZATION_FILES:
-        path = os.path.join(folder, name)
-        if os.path.isfile(path):
-            return path
-    return None

@@ -25,9 +25,10 @@ from gpulint.core.findings import InputError
 from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
 from gpulint.inputs.discover import Target, display_path
-from gpulint.inputs.render import kustomization_file, links
+from gpulint.inputs.folders import kustomization_file
+from gpulint.inputs.kustomize_refs import load_spec, members, refs_of
+from gpulint.inputs.render import links
 from gpulint.inputs.render.kustomize_images import tag_overrides
-from gpulint.inputs.render.kustomize_refs import load_spec, members, refs_of
 from gpulint.inputs.render.origin import OriginMapper
 from gpulint.inputs.render.process import run_tool
 from gpulint.inputs.render.remote import Reference, Scanned, kustomize_references

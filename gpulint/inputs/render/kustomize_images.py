@@ -16,9 +16,9 @@ from __future__ import annotations
 import os
 
 from gpulint.core.findings import Location
-from gpulint.inputs.render import kustomization_file
-from gpulint.inputs.render.kustomize_refs import load_document, refs_of
-from gpulint.model.images import TagOverride
+from gpulint.inputs.folders import kustomization_file
+from gpulint.inputs.kustomize_refs import load_document, refs_of
+from gpulint.model.values.images import TagOverride
 from gpulint.yaml import positions
 from gpulint.yaml.parse import Document
 

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 
 from gpulint.core.findings import InputError
 from gpulint.inputs.discover import STDIN, display_path
-from gpulint.inputs.render import kustomization_file
-from gpulint.inputs.render.kustomize_refs import refs_of
+from gpulint.inputs.folders import kustomization_file
+from gpulint.inputs.kustomize_refs import refs_of
 
 
 def roots(linted_paths: Iterable[str]) -> list[str]:

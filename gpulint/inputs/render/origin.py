@@ -15,8 +15,8 @@ from typing import Any
 from gpulint.core.findings import Location
 from gpulint.core.sources import Source, decode
 from gpulint.inputs.discover import display_path
-from gpulint.inputs.render import kustomization_file
-from gpulint.inputs.render.kustomize_refs import load_spec
+from gpulint.inputs.folders import kustomization_file
+from gpulint.inputs.kustomize_refs import load_spec
 from gpulint.yaml import positions
 from gpulint.yaml.parse import Document, parse
 

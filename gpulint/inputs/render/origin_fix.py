@@ -13,7 +13,7 @@ from typing import Any
 
 from gpulint.core.record import replace
 from gpulint.inputs.render.origin import _translate
-from gpulint.model.workloads.table import get
+from gpulint.model.kinds.table import get
 from gpulint.rules.fixes.spec import AddEntry, AppendItem, Copy, Fix, SetScalar, Value
 
 

@@ -15,8 +15,8 @@ import re
 from gpulint.core.findings import InputError
 from gpulint.core.record import record
 from gpulint.inputs.discover import display_path
-from gpulint.inputs.render import kustomization_file
-from gpulint.inputs.render.kustomize_refs import entries, is_remote, load_document, refs_of
+from gpulint.inputs.folders import kustomization_file
+from gpulint.inputs.kustomize_refs import entries, is_remote, load_document, refs_of
 from gpulint.yaml.positions import resolve
 
 _SHOWN = 200  # characters of a reference a message quotes

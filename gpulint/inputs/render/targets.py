@@ -10,8 +10,8 @@ from gpulint.core.findings import InputError
 from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
 from gpulint.inputs.discover import FolderHandler, FolderMarker, Target, display_path
+from gpulint.inputs.folders import chart_root, kustomization_file
 from gpulint.inputs.readers import PLAIN, Readers
-from gpulint.inputs.render import chart_root, kustomization_file
 
 
 def claim_chart(folder: str) -> list[Target] | None:

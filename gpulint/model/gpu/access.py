@@ -6,8 +6,8 @@ not show: such pods rightly tolerate GPU taints and select GPU nodes.
 
 from __future__ import annotations
 
-from gpulint.model.gpu.resources import gpu_entries
 from gpulint.model.resource import PodSpec
+from gpulint.model.values.gpu_resources import gpu_entries
 
 # Pod annotations of GPU-sharing schedulers (KAI Scheduler / Run:ai: gpu-fraction,
 # gpu-memory; see the KAI Scheduler docs/gpu-sharing examples).

@@ -34,7 +34,7 @@ Not listed, for want of a primary source that shows the variable: the NGC framew
 
 from __future__ import annotations
 
-from gpulint.model.images import parse_image
+from gpulint.model.values.images import parse_image
 
 # (registry, repository) -> what builds it on a CUDA base image. Docker Hub is docker.io.
 _EXACT: dict[tuple[str | None, str], str] = {

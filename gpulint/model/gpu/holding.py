@@ -14,10 +14,10 @@ is a GPU at all is then unknown.
 from __future__ import annotations
 
 from gpulint.core.record import record
+from gpulint.model.cluster_profile import ClusterProfile
 from gpulint.model.dra import ClaimObject, container_claims, namespaces_match, pod_claims
-from gpulint.model.gpu.resources import total_gpus
 from gpulint.model.resource import Container, PodSpec
-from gpulint.model.scheduling.profile import ClusterProfile
+from gpulint.model.values.gpu_resources import total_gpus
 
 # A claim's device request as a container uses it: (claim kind, claim name, request name).
 ClaimKey = tuple[str, str, str]

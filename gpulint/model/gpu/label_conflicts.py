@@ -24,7 +24,7 @@ from gpulint.model.gpu.labels import (
     is_gpu_label,
     is_model_key,
 )
-from gpulint.model.scheduling.requirements import LabelRequirement
+from gpulint.model.node_requirements import LabelRequirement
 
 
 @record(frozen=True)

@@ -33,11 +33,11 @@ from typing import Any
 
 from gpulint import catalog
 from gpulint.core.lazy_re import lazy
-from gpulint.model import placeholders
 from gpulint.model.gpu import label_families
-from gpulint.model.gpu.resources import is_gpu_resource
-from gpulint.model.quantity import QuantityError, parse_quantity
-from gpulint.model.scheduling.requirements import LabelRequirement, requirement_sets
+from gpulint.model.node_requirements import LabelRequirement, requirement_sets
+from gpulint.model.values import placeholders
+from gpulint.model.values.gpu_resources import is_gpu_resource
+from gpulint.model.values.quantity import QuantityError, parse_quantity
 
 PRODUCT = "nvidia.com/gpu.product"
 MEMORY = "nvidia.com/gpu.memory"

@@ -14,9 +14,9 @@ from typing import Any
 from gpulint import catalog
 from gpulint.core.lazy_re import lazy
 from gpulint.core.record import record
-from gpulint.model.gpu import resources as gpu
+from gpulint.model.node_requirements import affinity_terms, node_selector
 from gpulint.model.resource import Container
-from gpulint.model.scheduling.requirements import affinity_terms, node_selector
+from gpulint.model.values import gpu_resources as gpu
 from gpulint.validate.schema import closest
 
 PRODUCT_LABEL = "nvidia.com/gpu.product"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from gpulint.model.gpu.resources import AMD_GPU, MIG_PREFIX, NVIDIA_GPU, NVIDIA_SHARED
+from gpulint.model.values.gpu_resources import AMD_GPU, MIG_PREFIX, NVIDIA_GPU, NVIDIA_SHARED
 
 _QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
 _DNS1123_SUBDOMAIN = re.compile(

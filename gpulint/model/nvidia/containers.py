@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.core.record import record
-from gpulint.model import placeholders
 from gpulint.model.nvidia import images
 from gpulint.model.resource import Container, Resource
+from gpulint.model.values import placeholders
 
 ENV_NAME = "MIG_STRATEGY"
 FLAG = "--mig-strategy"

@@ -17,10 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 from gpulint.core.record import record
-from gpulint.model import placeholders
 from gpulint.model.nvidia import configs, containers, plugin_config, recognise
 from gpulint.model.nvidia.configs import FoundConfig
 from gpulint.model.resource import Resource
+from gpulint.model.values import placeholders
 
 CDI_ANNOTATIONS = "cdi-annotations"
 CDI_CRI = "cdi-cri"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpulint.core.lazy_re import lazy
-from gpulint.model import placeholders
+from gpulint.model.values import placeholders
 
 DEVICE_PLUGIN = "device-plugin"
 GFD = "gpu-feature-discovery"

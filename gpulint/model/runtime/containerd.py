@@ -22,7 +22,7 @@ from typing import Any
 
 from gpulint.core.record import record
 from gpulint.model.resource import Resource
-from gpulint.model.shapes import dotted
+from gpulint.model.values.shapes import dotted
 from gpulint.yaml.embedded import strings_holding
 from gpulint.yaml.parse import Document
 from gpulint.yaml.toml_tree import load

@@ -21,7 +21,7 @@ from gpulint.core.record import record
 from gpulint.core.sources import Source
 from gpulint.model import source_text
 from gpulint.model.resource import Resource
-from gpulint.model.shapes import dotted
+from gpulint.model.values.shapes import dotted
 from gpulint.yaml.embedded import strings_holding
 from gpulint.yaml.parse import Document, parse
 

@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from gpulint.core.record import field, record
-from gpulint.model.scheduling import requirements as scheduling
+from gpulint.model import node_requirements as scheduling
+from gpulint.model.node_requirements import LabelRequirement, Toleration
 from gpulint.model.scheduling.nodes import BLOCKING_EFFECTS, UNSCHEDULABLE_TAINT, NodeView, Taint
-from gpulint.model.scheduling.requirements import LabelRequirement, Toleration
 
 UNSCHEDULABLE = "NodeUnschedulable"
 NODE_NAME = "NodeName"

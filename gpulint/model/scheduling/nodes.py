@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpulint.core.record import field, record
-from gpulint.model.gpu.resources import is_gpu_resource
-from gpulint.model.quantity import QuantityError, parse_quantity
 from gpulint.model.resource import Resource
+from gpulint.model.values.gpu_resources import is_gpu_resource
+from gpulint.model.values.quantity import QuantityError, parse_quantity
 
 # The taint the node lifecycle controller mirrors from ``spec.unschedulable``
 # (TaintNodesByCondition); NodeUnschedulable lets pods that tolerate it through.

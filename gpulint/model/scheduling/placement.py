@@ -11,10 +11,10 @@ import re
 from typing import Any
 
 from gpulint.core.record import record, replace
+from gpulint.model.kinds import table
 from gpulint.model.resource import PodSpec, Resource, shared
 from gpulint.model.scheduling.filters import PodRequirements, pod_requirements
 from gpulint.model.scheduling.nodes import NodeView, is_node, node_view
-from gpulint.model.workloads import table
 
 # How a Node object starts in YAML or JSON, written loosely enough to err one way
 # only: any `kind` whose value is Node (quoted, tagged, a block scalar, on the next

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gpulint.model.cluster_profile import GpuNodeGroup, GpuTaint, Observations
 from gpulint.model.dra import (
     DEVICE_CLASS,
     claim_objects,
@@ -20,10 +21,9 @@ from gpulint.model.dra import (
 )
 from gpulint.model.gpu.infra import is_infra_pod
 from gpulint.model.gpu.labels import GKE_ACCELERATOR, PRODUCT, node_gpu_evidence
+from gpulint.model.node_requirements import label_requirements, tolerations
 from gpulint.model.resource import Resource
 from gpulint.model.scheduling.nodes import BLOCKING_EFFECTS, is_node, node_view
-from gpulint.model.scheduling.profile import GpuNodeGroup, GpuTaint, Observations
-from gpulint.model.scheduling.requirements import label_requirements, tolerations
 
 # Node and selector label prefixes each provider sets on its own nodes.
 _PROVIDER_PREFIXES = (

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from gpulint import catalog
 from gpulint.core.record import record
+from gpulint.model.cluster_profile import ClusterProfile
 from gpulint.model.gpu.infra import is_infra_container
 from gpulint.model.gpu.mig import selected_products
-from gpulint.model.gpu.resources import NVIDIA_GPU
+from gpulint.model.kinds.table import api_group
+from gpulint.model.node_requirements import required_values
 from gpulint.model.resource import Container, PodSpec, Resource
-from gpulint.model.scheduling.profile import ClusterProfile
-from gpulint.model.scheduling.requirements import required_values
 from gpulint.model.serving.parallelism import command_line
 from gpulint.model.serving.weights import Weights, model_parallel_degree, weights
-from gpulint.model.workloads.table import api_group
+from gpulint.model.values.gpu_resources import NVIDIA_GPU
 
 LWS_GROUP = "leaderworkerset.x-k8s.io"
 GKE_ACCELERATOR = "cloud.google.com/gke-accelerator"

@@ -15,7 +15,6 @@ import re
 
 from gpulint.core.lazy_re import lazy
 from gpulint.core.record import record
-from gpulint.model import placeholders
 from gpulint.model.serving.parallelism import (
     NUM_SHARD_FLAGS,
     PP_FLAGS,
@@ -24,6 +23,7 @@ from gpulint.model.serving.parallelism import (
     CommandLine,
     literal_env,
 )
+from gpulint.model.values import placeholders
 
 MODEL_FLAGS = ("--model", "--model-path", "--model-id", "--model-name-or-path")
 QUANT_FLAGS = ("--quantization", "-q", "--quantize")

@@ -39,9 +39,9 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from gpulint.core.record import record
-from gpulint.model.gpu.resources import as_fraction
-from gpulint.model.workloads import table as workloads
-from gpulint.model.workloads.table import api_group
+from gpulint.model.kinds import table as workloads
+from gpulint.model.kinds.table import api_group
+from gpulint.model.values.gpu_resources import as_fraction
 
 if TYPE_CHECKING:
     from gpulint.model.resource import PodSpec, Resource

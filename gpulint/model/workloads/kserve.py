@@ -15,9 +15,9 @@ not paired: which runtime wins depends on what the cluster has.
 
 from __future__ import annotations
 
-from gpulint.model.placeholders import is_placeholder
+from gpulint.model.kinds.table import api_group
 from gpulint.model.resource import Container, Resource
-from gpulint.model.workloads.table import api_group
+from gpulint.model.values.placeholders import is_placeholder
 
 KSERVE = "serving.kserve.io"
 RUNTIME_KINDS = frozenset({"ServingRuntime", "ClusterServingRuntime"})

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.model.gpu.resources import as_fraction, is_gpu_resource
+from gpulint.model.kinds.generic import BUILTIN_GROUPS
+from gpulint.model.kinds.table import api_group
 from gpulint.model.resource import Resource
-from gpulint.model.workloads.generic import BUILTIN_GROUPS
-from gpulint.model.workloads.table import api_group
+from gpulint.model.values.gpu_resources import as_fraction, is_gpu_resource
 
 # Kinds that name GPU resources without keeping a pod, and that rules read as what they are:
 # the GPU Operator's policies, Karpenter's node pools, Kueue's quotas and flavors.

@@ -19,9 +19,9 @@ from gpulint.model.gpu.label_suggestions import (
     suggest_products,
 )
 from gpulint.model.gpu.labels import PRODUCT
-from gpulint.model.gpu.resources import as_fraction
-from gpulint.model.images import parse_image
 from gpulint.model.resource import Container, PodSpec
+from gpulint.model.values.gpu_resources import as_fraction
+from gpulint.model.values.images import parse_image
 from gpulint.rules.fixes.spec import (
     AppendItem,
     Copy,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpulint.model.images import parse_image
+from gpulint.model.values.images import parse_image
 from tests.helpers import lint, where
 
 

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpulint.model.workloads import sites as table
-from gpulint.model.workloads.sites import ANY_ITEM, ANY_KEY, Built, Kinds, PodSite
+from gpulint.model.kinds import sites as table
+from gpulint.model.kinds.sites import ANY_ITEM, ANY_KEY, Built, Kinds, PodSite
 
 KINDS = Kinds()  # this module's entries of the workload table (table.py)
 

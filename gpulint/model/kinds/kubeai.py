@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from gpulint.model.workloads.sites import Built, Kinds, PodSite
+from gpulint.model.kinds.sites import Built, Kinds, PodSite
 
 KINDS = Kinds()  # this module's entries of the workload table (table.py)
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.core.record import record
-from gpulint.model.workloads import table as workloads
+from gpulint.model.kinds import table as workloads
 
 _BUILTIN_GROUPS = frozenset(
     {

@@ -6,8 +6,8 @@ vocabulary are in ``sites.py``.
 
 from __future__ import annotations
 
-from gpulint.model.workloads import assembled, crds, kubeai
-from gpulint.model.workloads.sites import (
+from gpulint.model.kinds import assembled, crds, kubeai
+from gpulint.model.kinds.sites import (
     ANY_ITEM,
     ANY_KEY,
     Built,

@@ -17,7 +17,7 @@ from typing import Any
 from gpulint.core.record import field, record
 from gpulint.core.sources import Source, decode
 from gpulint.inputs.discover import display_path
-from gpulint.inputs.render import kustomization_file
+from gpulint.inputs.folders import kustomization_file
 from gpulint.yaml.parse import Document, parse
 
 # Fields whose entries are paths, files or folders (kustomize's types.Kustomization).

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpulint.model.workloads import sites as workloads
-from gpulint.model.workloads.sites import ANY_ITEM, ANY_KEY, Kinds, PodSite
+from gpulint.model.kinds import sites as workloads
+from gpulint.model.kinds.sites import ANY_ITEM, ANY_KEY, Kinds, PodSite
 
 KINDS = Kinds()  # this module's entries of the workload table (table.py)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from gpulint.core.findings import Location
 from gpulint.core.record import record
-from gpulint.model import placeholders
+from gpulint.model.values import placeholders
 
 # Beyond the placeholders the shared recogniser names, characters no image reference holds
 # (a half-written `<registry`, `${`, `%`): not a reference yet, so nothing to judge.

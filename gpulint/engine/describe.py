@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from gpulint.model.kinds import kubeai
 from gpulint.model.nvidia import recognise
 from gpulint.model.resource import resources_of
-from gpulint.model.workloads import kubeai
 from gpulint.yaml.parse import Document
 
 _PLACED = {

@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from gpulint.model import placeholders
-from gpulint.model.quantity import QuantityError, parse_quantity
+from gpulint.model.values import placeholders
+from gpulint.model.values.quantity import QuantityError, parse_quantity
 
 NVIDIA_GPU = "nvidia.com/gpu"
 NVIDIA_SHARED = "nvidia.com/gpu.shared"

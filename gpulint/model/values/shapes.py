@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.core.record import field, record
-from gpulint.model.placeholders import is_placeholder
+from gpulint.model.values.placeholders import is_placeholder
 
 
 @record(frozen=True)

@@ -1,0 +1,1 @@
+"""Where each kind keeps its pod specs: the workload table and its CRD entries."""
