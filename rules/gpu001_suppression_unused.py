@@ -48,10 +48,9 @@ finding is reported on; annotations apply to their object or pod template.
 from __future__ import annotations
 
 import datetime
-import re
 from collections.abc import Iterator
 
-from gpulint.rules.api import Context, Directive, Report, Rule, Severity
+from gpulint.rules.api import Context, Directive, Report, Rule, Severity, mentions
 
 rule = Rule(
     "GPU001",
@@ -59,7 +58,7 @@ rule = Rule(
     Severity.NOTE,
     "A suppression comment or annotation silences no finding.",
     __doc__,
-    inputs=re.compile(rb"gpulint"),  # a `# gpulint:` comment, a gpulint.io annotation
+    reads=mentions("gpulint"),  # a `# gpulint:` comment, a gpulint.io annotation
 )
 
 

@@ -54,10 +54,9 @@ annotation's value.
 from __future__ import annotations
 
 import datetime
-import re
 from collections.abc import Iterator
 
-from gpulint.rules.api import Context, Directive, Report, Rule, Severity
+from gpulint.rules.api import Context, Directive, Report, Rule, Severity, mentions
 
 rule = Rule(
     "GPU002",
@@ -65,7 +64,7 @@ rule = Rule(
     Severity.NOTE,
     "A suppression gives no reason for accepting the finding.",
     __doc__,
-    inputs=re.compile(rb"gpulint"),  # a `# gpulint:` comment, a gpulint.io annotation
+    reads=mentions("gpulint"),  # a `# gpulint:` comment, a gpulint.io annotation
 )
 
 

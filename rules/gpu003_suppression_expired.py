@@ -48,10 +48,9 @@ new date and say why in the reason.
 from __future__ import annotations
 
 import datetime
-import re
 from collections.abc import Iterator
 
-from gpulint.rules.api import Context, Directive, Report, Rule, Severity
+from gpulint.rules.api import Context, Directive, Report, Rule, Severity, mentions
 
 rule = Rule(
     "GPU003",
@@ -59,7 +58,7 @@ rule = Rule(
     Severity.NOTE,
     "A suppression comment's until= date has passed; its findings are reported again.",
     __doc__,
-    inputs=re.compile(rb"gpulint"),  # a directive: a `# gpulint:` comment
+    reads=mentions("gpulint"),  # a directive: a `# gpulint:` comment
 )
 
 

@@ -56,7 +56,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.model.kinds.table import get
-from gpulint.rules.api import Context, Document, Report, Rule, Severity
+from gpulint.rules.api import Context, Document, FixSafety, Report, Rule, Severity
 from gpulint.rules.fixes import builders
 
 rule = Rule(
@@ -65,7 +65,7 @@ rule = Rule(
     Severity.ERROR,
     "A mapping repeats a key; only the last value is applied, or the object is rejected.",
     __doc__,
-    fix="safe",
+    fix=FixSafety.SAFE,
 )
 
 

@@ -66,7 +66,17 @@ from collections.abc import Iterator
 from gpulint.model.values import shapes
 from gpulint.model.values.gpu_resources import gpu_entries
 from gpulint.model.workloads.kserve import is_merged_runtime_container, runtime_named
-from gpulint.rules.api import Anchor, Container, Context, Report, Resource, Rule, Severity, record
+from gpulint.rules.api import (
+    Anchor,
+    Container,
+    Context,
+    FixSafety,
+    Report,
+    Resource,
+    Rule,
+    Severity,
+    record,
+)
 from gpulint.rules.fixes import builders
 
 rule = Rule(
@@ -75,7 +85,7 @@ rule = Rule(
     Severity.ERROR,
     "A GPU resource is requested without a limit; the API server rejects the pod.",
     __doc__,
-    fix="safe",
+    fix=FixSafety.SAFE,
 )
 
 

@@ -71,7 +71,7 @@ from fractions import Fraction
 
 from gpulint.model.values.gpu_resources import as_fraction, gpu_entries
 from gpulint.model.values.quantity import format_quantity
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, FixSafety, Report, Resource, Rule, Severity
 from gpulint.rules.fixes import builders
 
 rule = Rule(
@@ -80,7 +80,7 @@ rule = Rule(
     Severity.ERROR,
     "A GPU request differs from its limit; the API server rejects the pod.",
     __doc__,
-    fix="unsafe",
+    fix=FixSafety.UNSAFE,
 )
 
 

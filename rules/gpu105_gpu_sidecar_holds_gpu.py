@@ -71,12 +71,20 @@ GPU metrics from DCGM exporter rather than holding a GPU of its own.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.gpu.infra import is_infra_container, is_infra_pod
 from gpulint.model.values.gpu_resources import gpu_entries
-from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
+from gpulint.rules.api import (
+    Container,
+    Context,
+    PodSpec,
+    Report,
+    Resource,
+    Rule,
+    Severity,
+    mentions,
+)
 
 rule = Rule(
     "GPU105",
@@ -84,7 +92,7 @@ rule = Rule(
     Severity.WARNING,
     "An init container or sidecar requests GPUs, which the pod then holds beyond its app's needs.",
     __doc__,
-    inputs=re.compile(rb"initContainers"),  # init containers and restartable sidecars
+    reads=mentions("initContainers"),  # init containers and restartable sidecars
 )
 
 

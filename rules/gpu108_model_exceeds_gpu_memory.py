@@ -97,11 +97,10 @@ more memory. Where the weights only just fit, limiting the context length
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.serving.fit import GB, Fit, model_fits
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU108",
@@ -110,7 +109,7 @@ rule = Rule(
     "A served model's weights exceed (or all but fill) the memory of the GPUs that hold it.",
     __doc__,
     # the serving engines it knows, by image or command (model_weights._engine)
-    inputs=re.compile(rb"(?i)vllm|sglang|text-generation"),
+    reads=mentions("vllm", "sglang", "text-generation", ignore_case=True),
 )
 
 

@@ -109,7 +109,7 @@ from gpulint.model.gpu.label_suggestions import (
 from gpulint.model.gpu.labels import GKE_ACCELERATOR, PRODUCT
 from gpulint.model.node_requirements import label_requirements
 from gpulint.model.values.placeholders import is_placeholder
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, FixSafety, Report, Resource, Rule, Severity
 from gpulint.rules.fixes import builders
 
 rule = Rule(
@@ -118,7 +118,7 @@ rule = Rule(
     Severity.WARNING,
     "A GPU product or GKE accelerator value that no known GPU reports (with a did-you-mean).",
     __doc__,
-    fix="unsafe",
+    fix=FixSafety.UNSAFE,
 )
 
 

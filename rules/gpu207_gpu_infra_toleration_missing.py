@@ -102,14 +102,13 @@ cluster's GPU taint key) to the DaemonSet's pod template.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.cluster_profile import taint_keys
 from gpulint.model.gpu.access import image_vendor, taint_keys_for
 from gpulint.model.gpu.infra import is_infra_pod
 from gpulint.model.node_requirements import tolerates_key
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU207",
@@ -117,7 +116,7 @@ rule = Rule(
     Severity.WARNING,
     "A GPU infrastructure DaemonSet does not tolerate the GPU taint; it never runs on GPU nodes.",
     __doc__,
-    inputs=re.compile(rb"DaemonSet"),  # it checks DaemonSets only
+    reads=mentions("DaemonSet"),  # it checks DaemonSets only
 )
 
 

@@ -78,8 +78,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from gpulint.model.gpu.labels import has_gpu_taint, node_gpu_evidence
-from gpulint.model.scheduling import placement
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, kind_is
 
 rule = Rule(
     "GPU208",
@@ -87,7 +86,7 @@ rule = Rule(
     Severity.NOTE,
     "A Node that advertises GPUs has no NoSchedule taint for them.",
     __doc__,
-    inputs=placement.NODE_KIND,  # a Node object
+    reads=kind_is("Node"),  # a Node object
 )
 
 

@@ -80,8 +80,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from gpulint.model.scheduling import nodes, placement
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.model.scheduling import nodes
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, kind_is
 
 rule = Rule(
     "GPU209",
@@ -89,7 +89,7 @@ rule = Rule(
     Severity.WARNING,
     "A Node labelled as a GPU node advertises no GPUs, or fewer than it has.",
     __doc__,
-    inputs=placement.NODE_KIND,  # a Node object
+    reads=kind_is("Node"),  # a Node object
 )
 
 PRESENT, COUNT = "nvidia.com/gpu.present", "nvidia.com/gpu.count"

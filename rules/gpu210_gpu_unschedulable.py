@@ -124,7 +124,7 @@ from gpulint.model.scheduling import filters as scheduler
 from gpulint.model.scheduling import placement
 from gpulint.model.scheduling.inventory import Inventory
 from gpulint.model.scheduling.nodes import NodeView
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, kind_is
 
 rule = Rule(
     "GPU210",
@@ -132,7 +132,7 @@ rule = Rule(
     Severity.ERROR,
     "No node of the cluster inventory can take this GPU pod; it would stay Pending.",
     __doc__,
-    collect_when=placement.NODE_KIND,
+    partner=kind_is("Node"),
 )
 
 _SHOWN_NODES = 3  # stale-label nodes named in the message before "and N more"

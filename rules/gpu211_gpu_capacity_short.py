@@ -101,7 +101,7 @@ from gpulint.model.scheduling import filters, placement
 from gpulint.model.scheduling.inventory import Inventory
 from gpulint.model.scheduling.nodes import NodeView
 from gpulint.model.scheduling.placement import PodFact
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, kind_is
 
 rule = Rule(
     "GPU211",
@@ -109,7 +109,7 @@ rule = Rule(
     Severity.WARNING,
     "The workload's pods together need more GPUs than the nodes that can take them have.",
     __doc__,
-    collect_when=placement.NODE_KIND,
+    partner=kind_is("Node"),
 )
 
 _SHOWN_NODES = 3

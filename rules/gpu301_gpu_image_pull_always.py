@@ -56,13 +56,12 @@ on `Always`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.gpu.holding import container_holding
 from gpulint.model.gpu.infra import is_infra_container
 from gpulint.model.values.images import parse_image
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, FixSafety, Report, Resource, Rule, Severity, mentions
 from gpulint.rules.fixes import builders
 
 rule = Rule(
@@ -71,8 +70,8 @@ rule = Rule(
     Severity.WARNING,
     "A GPU container pulls its multi-gigabyte image on every start (imagePullPolicy: Always).",
     __doc__,
-    fix="unsafe",
-    inputs=re.compile(rb"Always"),  # imagePullPolicy: Always
+    fix=FixSafety.UNSAFE,
+    reads=mentions("Always"),  # imagePullPolicy: Always
 )
 
 

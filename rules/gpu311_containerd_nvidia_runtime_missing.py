@@ -55,11 +55,10 @@ picks the plugin name from the config's `version`), or move the runtime under
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.runtime import containerd
-from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU311",
@@ -68,7 +67,7 @@ rule = Rule(
     "containerd's default runtime is not defined, or its NVIDIA runtime sits where the "
     "config version never reads.",
     __doc__,
-    inputs=re.compile(rb"io\.containerd\."),  # every containerd config (model/containerd.py)
+    reads=mentions("io.containerd."),  # every containerd config (model/containerd.py)
 )
 
 # containerd's built-in defaults define runc even when config.toml does not.

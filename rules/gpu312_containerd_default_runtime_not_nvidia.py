@@ -91,12 +91,21 @@ Set `default_runtime_name = "nvidia"` (`nvidia-ctk runtime configure
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.nvidia import device_list, recognise
 from gpulint.model.runtime import containerd, runtime_classes
-from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity, record
+from gpulint.rules.api import (
+    Anchor,
+    Context,
+    Document,
+    Report,
+    Resource,
+    Rule,
+    Severity,
+    mentions,
+    record,
+)
 
 rule = Rule(
     "GPU312",
@@ -105,7 +114,7 @@ rule = Rule(
     "containerd's default runtime is not NVIDIA's while GPU pods set no runtimeClassName.",
     __doc__,
     # the partner: a containerd config, or operator settings that keep the default
-    collect_when=re.compile(rb"io\.containerd\.|SET_AS_DEFAULT"),
+    partner=mentions("io.containerd.", "SET_AS_DEFAULT"),
 )
 
 

@@ -56,11 +56,10 @@ Point `BinaryName` at `nvidia-container-runtime` (the GPU Operator installs it a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.runtime import containerd
-from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU313",
@@ -68,7 +67,7 @@ rule = Rule(
     Severity.ERROR,
     "An NVIDIA containerd runtime's BinaryName is not the NVIDIA Container Runtime.",
     __doc__,
-    inputs=re.compile(rb"io\.containerd\."),  # every containerd config (model/containerd.py)
+    reads=mentions("io.containerd."),  # every containerd config (model/containerd.py)
 )
 
 _RUNC_V1 = "io.containerd.runc.v1"

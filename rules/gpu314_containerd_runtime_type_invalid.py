@@ -43,11 +43,10 @@ Set `runtime_type = "io.containerd.runc.v2"` on the NVIDIA runtime.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.runtime import containerd
-from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU314",
@@ -55,7 +54,7 @@ rule = Rule(
     Severity.ERROR,
     "The NVIDIA containerd runtime does not use the runc v2 shim (io.containerd.runc.v2).",
     __doc__,
-    inputs=re.compile(rb"io\.containerd\."),  # every containerd config (model/containerd.py)
+    reads=mentions("io.containerd."),  # every containerd config (model/containerd.py)
 )
 
 _RUNC_V1 = "io.containerd.runc.v1"

@@ -70,12 +70,11 @@ the RuntimeClass to the manifests.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterator
 
 from gpulint.model.runtime import containerd, runtime_classes
 from gpulint.model.values.placeholders import is_placeholder
-from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, record
+from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, kind_is, record
 
 rule = Rule(
     "GPU315",
@@ -83,7 +82,7 @@ rule = Rule(
     Severity.ERROR,
     "A pod names a runtimeClassName that no RuntimeClass of the run defines.",
     __doc__,
-    collect_when=re.compile(rb"RuntimeClass\b"),  # the partner: a RuntimeClass
+    partner=kind_is("RuntimeClass"),  # the partner: a RuntimeClass
 )
 
 

@@ -59,12 +59,21 @@ config defines.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.nvidia import recognise
 from gpulint.model.runtime import containerd, runtime_classes
-from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity, record
+from gpulint.rules.api import (
+    Anchor,
+    Context,
+    Document,
+    Report,
+    Resource,
+    Rule,
+    Severity,
+    mentions,
+    record,
+)
 
 rule = Rule(
     "GPU316",
@@ -72,7 +81,7 @@ rule = Rule(
     Severity.ERROR,
     "A RuntimeClass handler is not a runtime of the run's containerd config.",
     __doc__,
-    collect_when=re.compile(rb"io\.containerd\."),  # the partner: a containerd config
+    partner=mentions("io.containerd."),  # the partner: a containerd config
 )
 
 

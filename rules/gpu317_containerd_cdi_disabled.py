@@ -81,12 +81,21 @@ Set `enable_cdi = true` in the CRI plugin's section (containerd 1.7 also reads
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.nvidia import containers, device_list, operator, recognise
 from gpulint.model.runtime import containerd
-from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity, record
+from gpulint.rules.api import (
+    Anchor,
+    Context,
+    Document,
+    Report,
+    Resource,
+    Rule,
+    Severity,
+    mentions,
+    record,
+)
 
 rule = Rule(
     "GPU317",
@@ -94,7 +103,7 @@ rule = Rule(
     Severity.WARNING,
     "containerd disables CDI while the device plugin hands out GPUs only through CDI.",
     __doc__,
-    collect_when=re.compile(rb"enable_cdi"),  # the partner: a config that says it
+    partner=mentions("enable_cdi"),  # the partner: a config that says it
 )
 
 

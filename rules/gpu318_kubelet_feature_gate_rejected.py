@@ -47,11 +47,10 @@ the feature's own settings, such as `memoryManagerPolicy: None`).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.runtime import kubelet
-from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU318",
@@ -60,7 +59,7 @@ rule = Rule(
     "A kubelet featureGates entry names a removed gate or sets a locked one: the kubelet "
     "does not start.",
     __doc__,
-    inputs=re.compile(rb"featureGates"),  # a kubelet configuration's gates (model/kubelet.py)
+    reads=mentions("featureGates"),  # a kubelet configuration's gates (model/kubelet.py)
 )
 
 

@@ -66,7 +66,7 @@ from collections.abc import Iterator
 
 from gpulint.model.nvidia import containers, images, operator, recognise
 from gpulint.model.nvidia.configs import at_path
-from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU401",
@@ -74,7 +74,7 @@ rule = Rule(
     Severity.WARNING,
     "The device plugin or GFD image has no tag or uses latest.",
     __doc__,
-    inputs=recognise.MENTIONED,  # a plugin, GFD or operator input
+    reads=mentions(*recognise.MENTIONED, ignore_case=True),  # a plugin, GFD or operator input
 )
 
 

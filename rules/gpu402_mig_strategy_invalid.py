@@ -45,7 +45,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.model.nvidia import configs, containers, operator, plugin_config, recognise, values
-from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.api import (
+    Context,
+    Document,
+    FixSafety,
+    Report,
+    Resource,
+    Rule,
+    Severity,
+    mentions,
+)
 from gpulint.rules.fixes import builders
 from gpulint.validate.schema import did_you_mean
 
@@ -55,8 +64,8 @@ rule = Rule(
     Severity.ERROR,
     "A MIG strategy other than none, single or mixed; the device plugin crash-loops.",
     __doc__,
-    fix="safe",
-    inputs=recognise.MENTIONED,  # a plugin, GFD or operator input
+    fix=FixSafety.SAFE,
+    reads=mentions(*recognise.MENTIONED, ignore_case=True),  # a plugin, GFD or operator input
 )
 
 

@@ -51,7 +51,7 @@ from collections.abc import Iterator
 
 from gpulint.model.nvidia import operator, recognise, values
 from gpulint.model.nvidia.configs import at_path
-from gpulint.rules.api import Context, Document, Report, Rule, Severity
+from gpulint.rules.api import Context, Document, Report, Rule, Severity, mentions
 from gpulint.validate.schema import SchemaProblem
 
 rule = Rule(
@@ -60,7 +60,7 @@ rule = Rule(
     Severity.WARNING,
     "A device plugin chart value the chart never reads, or of the wrong type.",
     __doc__,
-    inputs=recognise.MENTIONED,  # a plugin, GFD or operator input
+    reads=mentions(*recognise.MENTIONED, ignore_case=True),  # a plugin, GFD or operator input
 )
 
 

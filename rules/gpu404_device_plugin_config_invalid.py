@@ -57,7 +57,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.model.nvidia import configs, operator, plugin_config, recognise, values
-from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU404",
@@ -65,7 +65,7 @@ rule = Rule(
     Severity.ERROR,
     "The device plugin config file is invalid, or has settings the plugin ignores.",
     __doc__,
-    inputs=recognise.MENTIONED,  # a plugin, GFD or operator input
+    reads=mentions(*recognise.MENTIONED, ignore_case=True),  # a plugin, GFD or operator input
 )
 
 

@@ -65,7 +65,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.model.nvidia import containers, recognise
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU405",
@@ -73,7 +73,7 @@ rule = Rule(
     Severity.NOTE,
     "The device plugin is deployed from a hand-written DaemonSet, not the chart or operator.",
     __doc__,
-    inputs=recognise.MENTIONED,  # a plugin, GFD or operator input
+    reads=mentions(*recognise.MENTIONED, ignore_case=True),  # a plugin, GFD or operator input
 )
 
 

@@ -77,7 +77,16 @@ from typing import Any
 
 from gpulint.model.nvidia import containers, operator, recognise
 from gpulint.model.nvidia.configs import at_path
-from gpulint.rules.api import Container, Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.api import (
+    Container,
+    Context,
+    Document,
+    Report,
+    Resource,
+    Rule,
+    Severity,
+    mentions,
+)
 
 rule = Rule(
     "GPU406",
@@ -85,7 +94,7 @@ rule = Rule(
     Severity.NOTE,
     "A device plugin container without CPU and memory requests and a memory limit.",
     __doc__,
-    inputs=recognise.MENTIONED,  # a plugin, GFD or operator input
+    reads=mentions(*recognise.MENTIONED, ignore_case=True),  # a plugin, GFD or operator input
 )
 
 NEEDED = (("requests", "cpu"), ("requests", "memory"), ("limits", "memory"))

@@ -105,7 +105,7 @@ from collections.abc import Iterator
 
 from gpulint.model.nvidia import recognise
 from gpulint.rules import facts
-from gpulint.rules.api import Context, Report, Rule, Severity
+from gpulint.rules.api import Context, Report, Rule, Severity, mentions
 
 rule = Rule(
     "GPU407",
@@ -113,7 +113,7 @@ rule = Rule(
     Severity.WARNING,
     "The linted files deploy different device plugin versions.",
     __doc__,
-    inputs=recognise.MENTIONED,  # a plugin, GFD or operator input
+    reads=mentions(*recognise.MENTIONED, ignore_case=True),  # a plugin, GFD or operator input
 )
 
 

@@ -87,7 +87,7 @@ from gpulint.model.dra import GPU_DRIVER, cel_expressions, extended_resource_nam
 from gpulint.model.gpu.mig import gpu_name, mig_entries, suggest_profiles
 from gpulint.model.values.gpu_resources import MIG_PREFIX, mig_profile
 from gpulint.model.values.placeholders import is_placeholder
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU501",
@@ -95,7 +95,7 @@ rule = Rule(
     Severity.ERROR,
     "A MIG profile is named that no MIG-capable GPU offers.",
     __doc__,
-    inputs=re.compile(rb"(?i)mig"),  # a MIG profile, resource or setting
+    reads=mentions("mig", ignore_case=True),  # a MIG profile, resource or setting
 )
 
 

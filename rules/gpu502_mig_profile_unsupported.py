@@ -56,7 +56,6 @@ the profile. Without MIG, request `nvidia.com/gpu` instead.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint import catalog
@@ -68,7 +67,7 @@ from gpulint.model.gpu.mig import (
     suggest_profiles,
 )
 from gpulint.model.values.gpu_resources import MIG_PREFIX
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU502",
@@ -76,7 +75,7 @@ rule = Rule(
     Severity.ERROR,
     "A MIG profile is requested on GPU products that do not offer it.",
     __doc__,
-    inputs=re.compile(rb"(?i)mig"),  # a nvidia.com/mig-<profile> request
+    reads=mentions("mig", ignore_case=True),  # a nvidia.com/mig-<profile> request
 )
 
 

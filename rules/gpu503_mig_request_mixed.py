@@ -59,7 +59,6 @@ small ones. Use full GPUs (`nvidia.com/gpu`) in a separate container.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -74,7 +73,7 @@ from gpulint.model.dra import (
 )
 from gpulint.model.gpu.mig import mig_entries
 from gpulint.model.values.gpu_resources import NVIDIA_GPU
-from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, record
+from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, mentions, record
 
 rule = Rule(
     "GPU503",
@@ -82,7 +81,7 @@ rule = Rule(
     Severity.WARNING,
     "A container requests MIG devices with full GPUs, or several MIG devices.",
     __doc__,
-    inputs=re.compile(rb"(?i)mig"),  # a nvidia.com/mig-<profile> request
+    reads=mentions("mig", ignore_case=True),  # a nvidia.com/mig-<profile> request
 )
 
 

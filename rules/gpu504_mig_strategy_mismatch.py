@@ -70,13 +70,12 @@ select the MIG product (`nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB-MIG-1g.10
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.node_requirements import LabelRequirement
 from gpulint.model.values.gpu_resources import is_mig_resource
 from gpulint.rules import facts
-from gpulint.rules.api import Context, RelatedPlace, Report, Rule, Severity
+from gpulint.rules.api import Context, RelatedPlace, Report, Rule, Severity, mentions
 
 rule = Rule(
     "GPU504",
@@ -84,7 +83,7 @@ rule = Rule(
     Severity.ERROR,
     "MIG resources or MIG strategy labels that the run's device plugin strategy never provides.",
     __doc__,
-    inputs=re.compile(rb"(?i)mig"),  # a nvidia.com/mig-<profile> request
+    reads=mentions("mig", ignore_case=True),  # a nvidia.com/mig-<profile> request
 )
 
 

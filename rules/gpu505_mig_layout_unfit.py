@@ -74,13 +74,12 @@ positions): on an A100 40 GB, `3g.20gb` + `2g.10gb` + two `1g.5gb`, or
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint import catalog
 from gpulint.model.gpu import mig_layout
 from gpulint.model.nvidia import mig_parted, recognise
-from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU505",
@@ -88,7 +87,7 @@ rule = Rule(
     Severity.ERROR,
     "A mig-parted config asks for MIG instances the selected GPU cannot hold.",
     __doc__,
-    inputs=re.compile(rb"mig-configs"),  # a mig-parted config (model/nvidia/mig_parted.py)
+    reads=mentions("mig-configs"),  # a mig-parted config (model/nvidia/mig_parted.py)
 )
 
 _CONSEQUENCE = (

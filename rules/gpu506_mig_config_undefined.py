@@ -90,14 +90,23 @@ the config under `mig-configs`.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from gpulint import catalog
 from gpulint.model.nvidia import mig_parted, operator, recognise
 from gpulint.model.values.placeholders import is_placeholder
-from gpulint.rules.api import Anchor, Context, Document, Report, Resource, Rule, Severity, record
+from gpulint.rules.api import (
+    Anchor,
+    Context,
+    Document,
+    Report,
+    Resource,
+    Rule,
+    Severity,
+    mentions,
+    record,
+)
 
 rule = Rule(
     "GPU506",
@@ -105,7 +114,7 @@ rule = Rule(
     Severity.ERROR,
     "A node label or MIG manager default names a MIG config the run's mig-parted config lacks.",
     __doc__,
-    collect_when=re.compile(rb"mig-configs"),  # the partner: a mig-parted config
+    partner=mentions("mig-configs"),  # the partner: a mig-parted config
 )
 
 # The operator's default config (mig-parted deployments/, gpu-operator's

@@ -72,12 +72,11 @@ the finding with a reason.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.values.gpu_resources import is_shared_resource
 from gpulint.rules import facts
-from gpulint.rules.api import Context, RelatedPlace, Report, Rule, Severity
+from gpulint.rules.api import Context, RelatedPlace, Report, Rule, Severity, mentions
 
 rule = Rule(
     "GPU601",
@@ -86,7 +85,7 @@ rule = Rule(
     "A serving workload runs on a time-sliced or MPS-shared GPU.",
     __doc__,
     # every sign of sharing: .shared, sharing-strategy, -SHARED, a sharing config
-    inputs=re.compile(rb"(?i)shar"),
+    reads=mentions("shar", ignore_case=True),
 )
 
 _WHY = "one noisy neighbour stalls every pod on that GPU"

@@ -56,12 +56,11 @@ whole GPUs (`nvidia.com/gpu` on nodes that do not share) or a larger MIG slice.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.values.gpu_resources import is_shared_resource
 from gpulint.rules import facts
-from gpulint.rules.api import Context, Report, Rule, Severity
+from gpulint.rules.api import Context, Report, Rule, Severity, mentions
 
 rule = Rule(
     "GPU602",
@@ -70,7 +69,7 @@ rule = Rule(
     "More than one replica of a shared GPU is requested.",
     __doc__,
     # every sign of sharing: .shared, sharing-strategy, -SHARED, a sharing config
-    inputs=re.compile(rb"(?i)shar"),
+    reads=mentions("shar", ignore_case=True),
 )
 
 _NO_MORE = "replicas of a shared GPU give no more compute or memory"

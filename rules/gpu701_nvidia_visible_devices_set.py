@@ -78,14 +78,13 @@ the cluster immune, configure the device plugin with
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.gpu.infra import is_infra_container
 from gpulint.model.serving.parallelism import literal_env
 from gpulint.model.values.gpu_resources import total_gpus
 from gpulint.model.values.placeholders import is_placeholder
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU701",
@@ -93,7 +92,7 @@ rule = Rule(
     Severity.WARNING,
     "A workload sets NVIDIA_VISIBLE_DEVICES and sees GPUs the device plugin did not allocate.",
     __doc__,
-    inputs=re.compile(rb"NVIDIA_VISIBLE_DEVICES"),  # the variable it checks
+    reads=mentions("NVIDIA_VISIBLE_DEVICES"),  # the variable it checks
 )
 
 VARIABLE = "NVIDIA_VISIBLE_DEVICES"

@@ -69,7 +69,6 @@ GPUs. If you keep it, list only indices below the container's GPU count.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.gpu.access import other_gpu_use
@@ -78,7 +77,7 @@ from gpulint.model.serving.fit import spans_pods
 from gpulint.model.serving.parallelism import command_line, literal_env
 from gpulint.model.values.gpu_resources import total_gpus
 from gpulint.model.values.placeholders import is_placeholder
-from gpulint.rules.api import Container, Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Container, Context, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU702",
@@ -86,7 +85,7 @@ rule = Rule(
     Severity.WARNING,
     "CUDA_VISIBLE_DEVICES names devices the container lacks, or fewer than its command uses.",
     __doc__,
-    inputs=re.compile(rb"CUDA_VISIBLE_DEVICES"),  # the variable it checks
+    reads=mentions("CUDA_VISIBLE_DEVICES"),  # the variable it checks
 )
 
 VARIABLE = "CUDA_VISIBLE_DEVICES"

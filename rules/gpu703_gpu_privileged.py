@@ -57,11 +57,10 @@ RDMA memory registration) instead of all of them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.gpu.infra import is_infra_container, is_infra_pod
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU703",
@@ -69,7 +68,7 @@ rule = Rule(
     Severity.WARNING,
     "A privileged container in a GPU pod sees every GPU of the node, not just its allocation.",
     __doc__,
-    inputs=re.compile(rb"privileged"),  # securityContext.privileged
+    reads=mentions("privileged"),  # securityContext.privileged
 )
 
 

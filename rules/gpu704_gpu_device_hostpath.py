@@ -103,7 +103,7 @@ import re
 from collections.abc import Iterator
 
 from gpulint.model.gpu.infra import is_infra_container, is_infra_pod
-from gpulint.rules.api import Context, PodSpec, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, PodSpec, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU704",
@@ -111,7 +111,7 @@ rule = Rule(
     Severity.WARNING,
     "A hostPath volume mounts GPU devices (bypassing the device plugin) or driver files.",
     __doc__,
-    inputs=re.compile(rb"hostPath"),  # a hostPath volume
+    reads=mentions("hostPath"),  # a hostPath volume
 )
 
 _DEVICE = re.compile(r"^/dev/(?:nvidia[^/]*|dri|kfd)(?:/|$)")

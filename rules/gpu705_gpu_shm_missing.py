@@ -100,7 +100,16 @@ from gpulint.model.kinds.table import api_group
 from gpulint.model.serving.parallelism import command_line
 from gpulint.model.workloads.controllers import Adds, controller_adding, starts_a_rank_per_gpu
 from gpulint.model.workloads.probe import is_probe
-from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
+from gpulint.rules.api import (
+    Container,
+    Context,
+    FixSafety,
+    PodSpec,
+    Report,
+    Resource,
+    Rule,
+    Severity,
+)
 from gpulint.rules.fixes import builders
 
 rule = Rule(
@@ -109,7 +118,7 @@ rule = Rule(
     Severity.WARNING,
     "A multi-GPU or distributed pod has only the 64 MiB default /dev/shm.",
     __doc__,
-    fix="unsafe",
+    fix=FixSafety.UNSAFE,
 )
 
 SHM = "/dev/shm"

@@ -79,7 +79,7 @@ from collections.abc import Iterator
 
 from gpulint.model.gpu.infra import is_infra_container
 from gpulint.model.values.placeholders import is_sole_placeholder
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity, quoted
+from gpulint.rules.api import Context, FixSafety, Report, Resource, Rule, Severity, mentions, quoted
 from gpulint.rules.fixes import builders
 
 rule = Rule(
@@ -88,8 +88,8 @@ rule = Rule(
     Severity.WARNING,
     "An env value uses ${VAR} or $VAR, which Kubernetes does not expand (only $(VAR)).",
     __doc__,
-    fix="safe",
-    inputs=re.compile(rb"\$"),  # a variable reference
+    fix=FixSafety.SAFE,
+    reads=mentions("$"),  # a variable reference
 )
 
 # `$$` is an escaped dollar; after it nothing is a reference.

@@ -91,7 +91,6 @@ object's `spec.devices.requests`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -103,7 +102,7 @@ from gpulint.model.dra import (
     container_claims,
     pod_claims,
 )
-from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, record
+from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, mentions, record
 from gpulint.validate.schema import did_you_mean
 
 rule = Rule(
@@ -112,7 +111,7 @@ rule = Rule(
     Severity.ERROR,
     "A DRA claim, claim template or request name resolves to nothing.",
     __doc__,
-    inputs=re.compile(rb"claims|resourceClaim"),  # resources.claims, resourceClaims, ...
+    reads=mentions("claims", "resourceClaim"),  # resources.claims, resourceClaims, ...
 )
 
 _RESOURCE = {TEMPLATE: "resourceclaimtemplate", "ResourceClaim": "resourceclaim"}

@@ -51,11 +51,10 @@ devices (`- name: gpu`), or remove the entry from `spec.resourceClaims`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.dra import container_claims, pod_claims
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 from gpulint.validate.schema import closest
 
 rule = Rule(
@@ -64,7 +63,7 @@ rule = Rule(
     Severity.WARNING,
     "A pod declares a DRA claim that no container uses.",
     __doc__,
-    inputs=re.compile(rb"resourceClaims"),  # a pod's spec.resourceClaims
+    reads=mentions("resourceClaims"),  # a pod's spec.resourceClaims
 )
 
 

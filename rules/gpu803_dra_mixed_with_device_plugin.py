@@ -91,7 +91,6 @@ device plugin.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -113,7 +112,7 @@ from gpulint.model.values.gpu_resources import (
     gpu_entries,
     is_mig_resource,
 )
-from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, record
+from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity, mentions, record
 
 rule = Rule(
     "GPU803",
@@ -121,7 +120,7 @@ rule = Rule(
     Severity.WARNING,
     "A container uses a DRA GPU claim and device plugin GPUs together.",
     __doc__,
-    inputs=re.compile(rb"claims"),  # a container's resources.claims
+    reads=mentions("claims"),  # a container's resources.claims
 )
 
 

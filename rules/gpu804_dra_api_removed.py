@@ -70,11 +70,10 @@ in parameter objects go to `spec.devices.config[].opaque` (for NVIDIA's driver,
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from gpulint.model.dra import GROUP, device_requests, pod_claims, split_api_version
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU804",
@@ -83,7 +82,7 @@ rule = Rule(
     "A DRA object uses an API version or kind that clusters no longer serve.",
     __doc__,
     # its objects, the old driver parameters, pod claims
-    inputs=re.compile(rb"resource\.k8s\.io|resource\.nvidia\.com|resourceClaims"),
+    reads=mentions("resource.k8s.io", "resource.nvidia.com", "resourceClaims"),
 )
 
 NVIDIA_LEGACY_GROUP = "gpu.resource.nvidia.com"

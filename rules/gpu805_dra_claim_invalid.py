@@ -66,7 +66,6 @@ message suggests.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -79,7 +78,7 @@ from gpulint.model.dra import (
     is_dra_object,
     split_api_version,
 )
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 from gpulint.validate import schema as schema_check
 
 rule = Rule(
@@ -88,7 +87,7 @@ rule = Rule(
     Severity.ERROR,
     "A ResourceClaim, ResourceClaimTemplate or DeviceClass does not match the API schema.",
     __doc__,
-    inputs=re.compile(rb"resource\.k8s\.io"),  # a DRA object's API group
+    reads=mentions("resource.k8s.io"),  # a DRA object's API group
 )
 
 SCHEMAS = {

@@ -90,7 +90,7 @@ from fractions import Fraction
 from gpulint.model.kinds import table
 from gpulint.model.kinds.crds import RAY_CLUSTER_SPEC
 from gpulint.model.values.gpu_resources import as_fraction, count_unknown, total_gpus
-from gpulint.rules.api import Context, PodSpec, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, PodSpec, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU901",
@@ -98,7 +98,7 @@ rule = Rule(
     Severity.WARNING,
     "A Ray node's rayStartParams.num-gpus differs from the GPUs its Ray container holds.",
     __doc__,
-    inputs=re.compile(rb"ray\.io"),  # a KubeRay object's API group
+    reads=mentions("ray.io"),  # a KubeRay object's API group
 )
 
 _KEY = "num-gpus"

@@ -54,7 +54,7 @@ from collections.abc import Iterator
 
 from gpulint.model.kinds.table import api_group
 from gpulint.model.values.placeholders import is_placeholder
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU903",
@@ -62,7 +62,7 @@ rule = Rule(
     Severity.ERROR,
     "A KubeAI Model's resourceProfile is not <profile>:<count>; KubeAI never starts it.",
     __doc__,
-    inputs=re.compile(rb"kubeai\.org"),  # a KubeAI object's API group
+    reads=mentions("kubeai.org"),  # a KubeAI object's API group
 )
 
 # strings.Split(profile, ":") must give two parts; strconv.Atoi the second (a sign allowed).

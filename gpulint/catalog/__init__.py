@@ -1,7 +1,7 @@
 """The GPU catalog (``catalog.yaml`` beside this file, sources cited there).
 
 Loaded once, on first use, from ``catalog.json``: the YAML's data, written by
-``python scripts/catalog_json.py`` (tests/project/test_catalog_snapshot.py fails while it is
+``python scripts/generate.py`` (tests/project/test_generated_files.py fails while it is
 stale), which is read far faster than the YAML is parsed. No network, ever.
 """
 
@@ -54,7 +54,7 @@ class Gpu:
 # Beside this module, not through importlib.resources (whose import is start-up).
 _HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(_HERE, "catalog.yaml")  # the catalog as written, with its sources
-SNAPSHOT = os.path.join(_HERE, "catalog.json")  # its data (scripts/catalog_json.py)
+SNAPSHOT = os.path.join(_HERE, "catalog.json")  # its data (scripts/generate.py)
 
 
 @cache

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections import Counter
 
-from gpulint.core.findings import Finding, RunResult, printable
+from gpulint.core.findings import Finding, FixSafety, RunResult, printable
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -112,7 +112,9 @@ def summary(fixed: int, result: RunResult, verbose: bool, chosen: dict[str, bool
     left = len(active) - (fixed if chosen["diff"] else 0)  # --diff changed nothing
     lines = [f"gpulint: {verb} {fixed} finding(s); {left} remain"]
     if not chosen["unsafe_fixes"]:
-        more = sum(1 for f in active if f.fix and f.fix.applicable and f.fix.safety == "unsafe")
+        more = sum(
+            1 for f in active if f.fix and f.fix.applicable and f.fix.safety is FixSafety.UNSAFE
+        )
         if more:
             lines[0] += f"; {more} more with --unsafe-fixes"
     reasons = Counter(

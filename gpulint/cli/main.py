@@ -130,6 +130,7 @@ def check(options: argparse.Namespace) -> None:
         values_for=options.values_for,
         only_manifests=options.only_manifests,
         fix_details=fix_options.requested(options) or bool(SHOWS_FIXES & set(formats)),
+        rule_docs="sarif" in formats,
     )
     setup.apply(settings)
     walked: list[str] = []  # links not followed out of a folder

@@ -11,6 +11,7 @@ from typing import TextIO
 from gpulint.cli import adoption
 from gpulint.cli.option_groups import Parser, UsageError, choices_metavar, path
 from gpulint.config.file import schema_text
+from gpulint.core.findings import FixSafety
 from gpulint.core.outputs import OutputError, write_stdout
 from gpulint.rules import pages as rule_pages
 from gpulint.rules.registry import Rule, builtin_rules
@@ -98,9 +99,9 @@ def rules_markdown(rules: Iterable[Rule]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _fix_mark(fix: str | None) -> str:
+def _fix_mark(fix: FixSafety | None) -> str:
     """``gpulint rules`` marks fixable rules as ruff does: [fix] safe, [fix*] unsafe."""
-    return {"safe": "[fix] ", "unsafe": "[fix*] "}.get(fix or "", "")
+    return {FixSafety.SAFE: "[fix] ", FixSafety.UNSAFE: "[fix*] ", None: ""}[fix]
 
 
 def _write_rule_pages(folder: str) -> None:
@@ -123,10 +124,7 @@ def explain(options: argparse.Namespace) -> None:
     found = adoption.configured_registry().get(rule)
     if found is None:
         raise UsageError(f"unknown rule {rule!r} (see 'gpulint rules')")
-    fixes = {
-        "safe": "Fix: safe, applied by `gpulint check --fix`.",
-        "unsafe": "Fix: unsafe, applied by `gpulint check --fix --unsafe-fixes`.",
-    }.get(found.fix or "", "Fix: none (gpulint cannot know the right change).")
+    fixes = rule_pages.fix_line(found.fix).replace("**", "")
     text = (
         f"# {found.code} {found.name} ({found.severity})\n\n{found.summary}\n\n{fixes}\n\n"
         f"{found.doc}\n"

@@ -30,6 +30,18 @@ class Severity(enum.IntEnum):
         return self.name.lower()
 
 
+class FixSafety(str, enum.Enum):
+    """How a fix may be applied (Ruff's fix safety): SAFE fixes yield the only value the API
+    server accepts or the one the author evidently meant, and ``--fix`` applies them; UNSAFE
+    fixes may change behaviour beyond the finding: only ``--fix --unsafe-fixes``."""
+
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @record(frozen=True, slots=True)
 class Location:
     """A span in a file; lines and columns are 1-based, the end is exclusive."""
@@ -97,7 +109,7 @@ class FixInfo:
     """A finding's fix: its edits in ``file``, or no edits and the reason why not."""
 
     title: str
-    safety: str  # "safe" or "unsafe"
+    safety: FixSafety
     file: str
     edits: tuple[Edit, ...] = ()
     reason: str | None = None  # why it cannot be applied here
@@ -178,6 +190,7 @@ class RuleInfo:
     summary: str
     doc: str
     help_uri: str | None = None  # the rule's documentation page (built-in rules: docs/rules/)
+    fix: FixSafety | None = None  # whether its findings carry fixes, and how safe
 
 
 # What each cluster fact a rule may need is (model/profile.py names them), for the reports.

@@ -141,4 +141,7 @@ class Settings:
     # reports read them. The command line turns it off when nothing will (start-up: the
     # edit machinery, gpulint/engine/fix_details.py, is then never imported).
     fix_details: bool = True
+    # Give the report each rule's documentation (SARIF's help text reads it): a built-in
+    # rule's is read from its module's source, so the command line asks only when needed.
+    rule_docs: bool = True
     cluster: ClusterOptions = field(default_factory=ClusterOptions)

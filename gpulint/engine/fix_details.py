@@ -9,11 +9,11 @@ node came from that file unchanged (gpulint/inputs/render/origin_fix.py).
 
 from __future__ import annotations
 
-from gpulint.core.findings import FixInfo
+from gpulint.core.findings import FixInfo, FixSafety
 from gpulint.core.sources import Source
 from gpulint.inputs.render.origin_fix import translate
 from gpulint.rules.fixes.resolve import Unfixable, edits_for
-from gpulint.rules.fixes.spec import SAFE, Fix
+from gpulint.rules.fixes.spec import Fix
 from gpulint.yaml.parse import Document
 
 NOT_FROM_A_FILE = {
@@ -32,10 +32,10 @@ PATCHED = (
 MAPPED = "mapped to a Helm template (--chart-dir): gpulint never edits templates"
 
 
-def fix_info(doc: Document, prefix: tuple, fix: Fix, declared: str | None) -> FixInfo:
+def fix_info(doc: Document, prefix: tuple, fix: Fix, declared: FixSafety | None) -> FixInfo:
     """The edits of ``fix`` (paths relative to ``prefix``) in the document's file."""
     source = doc.source
-    safety = fix.safety or declared or SAFE
+    safety = fix.safety or declared or FixSafety.SAFE
     if source.origin == "kustomize":
         return _in_origin_file(doc, fix.shifted(tuple(prefix)), safety)
     reason = NOT_FROM_A_FILE.get(source.origin)
@@ -50,7 +50,7 @@ def fix_info(doc: Document, prefix: tuple, fix: Fix, declared: str | None) -> Fi
     return FixInfo(fix.title, safety, source.path, (), reason)
 
 
-def _in_origin_file(doc: Document, fix: Fix, safety: str) -> FixInfo:
+def _in_origin_file(doc: Document, fix: Fix, safety: FixSafety) -> FixInfo:
     """Kustomize output: the same fix in the origin file, when the node came from it unchanged."""
     mapper = doc.source.meta.get("mapper")
     find = getattr(mapper, "origin_document", None)

@@ -12,7 +12,15 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import Any
 
-from gpulint.core.findings import Finding, FixInfo, HeldBack, InputError, RuleInfo, RunResult
+from gpulint.core.findings import (
+    Finding,
+    FixInfo,
+    FixSafety,
+    HeldBack,
+    InputError,
+    RuleInfo,
+    RunResult,
+)
 from gpulint.core.held import detail_lines
 from gpulint.core.record import field, record, replace
 from gpulint.core.settings import Settings
@@ -198,7 +206,7 @@ def _shape_of(value: Any) -> str:
     return "a string" if isinstance(value, str) else "a scalar"
 
 
-def _fix_info(doc: Document, prefix: tuple, fix: Any, declared: str | None) -> FixInfo:
+def _fix_info(doc: Document, prefix: tuple, fix: Any, declared: FixSafety | None) -> FixInfo:
     # Only when a fix's edits are wanted (Settings.fix_details).
     from gpulint.engine.fix_details import fix_info
 
@@ -346,7 +354,7 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     findings = [f for f in findings if not f.held]
     findings.sort(key=Finding.sort_key)
     errors = sorted(dict.fromkeys(errors), key=InputError.sort_key)  # each said once
-    rules = _with_pages([r.info for r in ctx.rules])
+    rules = _with_pages([r.info if ctx.settings.rule_docs else r.brief_info for r in ctx.rules])
     if held and ctx.settings.verbose:
         notices.update(dict.fromkeys(detail_lines(held)))
     return RunResult(findings, errors, rules, files, list(notices), held)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from gpulint.core.findings import Edit, Finding
+from gpulint.core.findings import Edit, Finding, FixSafety
 from gpulint.core.record import field, record
 from gpulint.core.sources import Source, read_bytes
 from gpulint.core.sources import decode as decode_source
@@ -46,7 +46,7 @@ def wanted(finding: Finding, unsafe: bool) -> bool:
         finding.suppression is None
         and fix is not None
         and fix.applicable
-        and (unsafe or fix.safety == "safe")
+        and (unsafe or fix.safety is FixSafety.SAFE)
     )
 
 

@@ -19,7 +19,7 @@ from gpulint.inputs.prescan import readable_bytes
 from gpulint.inputs.readers import PLAIN
 from gpulint.model.resource import Resource, release, resources_of
 from gpulint.model.scheduling.nodes import is_node
-from gpulint.model.scheduling.placement import NODE_KIND
+from gpulint.rules.triggers import kind_is
 from gpulint.yaml.parse import documents
 
 # Pods in these phases hold nothing any more.
@@ -38,12 +38,15 @@ def _resources(targets: Iterable[Target], errors: list[InputError]) -> Iterator[
                 release(doc)
 
 
+_NODE = kind_is("Node")
+
+
 def _holds_nodes(target: Target) -> bool | None:
     """Whether a file holds a Node; None when it cannot be read or parsed (the lint run
     reports that). A file whose bytes can spell a Node kind is taken to hold one, so the
     common case is not parsed twice; only the others are parsed here, to be sure."""
     data = readable_bytes(target)
-    if data and NODE_KIND.search(data):
+    if data and _NODE.matches(data):
         return True
     errors: list[InputError] = []
     found = any(is_node(r) for r in _resources([target], errors))

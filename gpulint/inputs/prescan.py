@@ -4,13 +4,12 @@ preparation pass, ``prepare.py``).
 Some cross-file rules need a partner object somewhere in the run: GPU210 and GPU211
 weigh pod templates against Nodes, and without a Node they never report. Their
 facts (requirements and places to report for every GPU pod) are a large share of
-the work and memory of a big run, so a rule may name a pattern its partner cannot
-be written without (``Rule.collect_when``), and its collectors run only when some
-input matches. The test errs one way only: an input that cannot be read here as
-bytes (standard input, a chart or kustomization that renders later, UTF-16 or
-UTF-32 text) counts as a match.
+the work and memory of a big run, so a rule may name its partner (``Rule.partner``,
+gpulint/rules/triggers.py), and its collectors run only when some input may hold one.
+The test errs one way only: an input that cannot be read here as bytes (standard input,
+a chart or kustomization that renders later, UTF-16 or UTF-32 text) counts as a match.
 
-The same test, with a rule's ``inputs`` pattern, says which rules cannot report at all
+The same test, with a rule's ``reads`` trigger, says which rules cannot report at all
 in this run (a Pod manifest holds no containerd config): the engine then leaves a
 built-in one's module unimported (start-up).
 """
@@ -18,16 +17,14 @@ built-in one's module unimported (start-up).
 from __future__ import annotations
 
 import codecs
-import re
 from collections.abc import Iterable, Sequence
 
 from gpulint.core.findings import InputError
-from gpulint.core.lazy_re import LazyPattern, occurs
 from gpulint.core.sources import read_bytes
 from gpulint.inputs.discover import Target
 from gpulint.rules.registry import Rule
+from gpulint.rules.triggers import Trigger
 
-BytesPattern = re.Pattern[bytes] | LazyPattern[bytes]
 _WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # also the start of UTF-32's
 
 
@@ -40,20 +37,20 @@ class RuleTriggers:
     that cannot be read as bytes here (``None``) rules nothing out."""
 
     def __init__(self, rules: Iterable[Rule]) -> None:
-        self._waiting: dict[tuple[str, str], BytesPattern] = {}
+        self._waiting: dict[tuple[str, str], Trigger] = {}
         for rule in rules:
-            if rule.collect_when is not None:
-                self._waiting["unpaired", rule.code] = rule.collect_when
-            inputs = rule.input_pattern()
-            if inputs is not None:
-                self._waiting["inapplicable", rule.code] = inputs
+            if rule.partner is not None:
+                self._waiting["unpaired", rule.code] = rule.partner
+            reads = rule.reads_trigger()
+            if reads is not None:
+                self._waiting["inapplicable", rule.code] = reads
 
     def see(self, data: bytes | None) -> None:
         if data is None:
             self._waiting.clear()  # cannot tell: every rule may have something to read
             return
-        for key, pattern in list(self._waiting.items()):
-            if occurs(pattern, data):
+        for key, trigger in list(self._waiting.items()):
+            if trigger.matches(data):
                 del self._waiting[key]
 
     @property

@@ -69,7 +69,7 @@ def _fix(fix: FixInfo | None) -> dict | None:
         return None
     return {
         "title": fix.title,
-        "safety": fix.safety,
+        "safety": str(fix.safety),
         "applicable": fix.applicable,
         "reason": fix.reason,
         "path": fix.file,

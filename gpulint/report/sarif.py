@@ -10,7 +10,7 @@ import attr
 import sarif_om as so
 
 from gpulint import __version__
-from gpulint.core.findings import Finding, Location, RuleInfo, RunResult, Severity
+from gpulint.core.findings import Finding, FixSafety, Location, RuleInfo, RunResult, Severity
 from gpulint.core.held import detail_lines, summary_line
 from gpulint.report import provenance, streaming
 from gpulint.report.paths import from_root
@@ -97,12 +97,14 @@ def _fixes(finding: Finding) -> list[so.Fix] | None:
         artifact_location=so.ArtifactLocation(uri=_uri(fix.file), uri_base_id="%SRCROOT%"),
         replacements=replacements,
     )
-    text = fix.title if fix.safety == "safe" else f"{fix.title} (unsafe: check what you meant)"
+    text = (
+        fix.title if fix.safety is FixSafety.SAFE else f"{fix.title} (unsafe: check what you meant)"
+    )
     return [
         so.Fix(
             description=so.Message(text=text),
             artifact_changes=[change],
-            properties={"safety": fix.safety},
+            properties={"safety": str(fix.safety)},
         )
     ]
 

@@ -12,7 +12,8 @@ A rule module imports the framework from here and nothing from the engine::
 
 What is where (the rule for imports):
 
-* **This module**: the rule itself (:class:`Rule`, :class:`Option`), what hooks yield
+* **This module**: the rule itself (:class:`Rule`, :class:`Option`, :class:`FixSafety`,
+  the triggers :func:`mentions` and :func:`kind_is`), what hooks yield
   (:class:`Report`), what they are given (:class:`Context`, :class:`Anchor`,
   :class:`Resource`, :class:`PodSpec`, :class:`Container`, :class:`Document`,
   :class:`Directive`), :class:`Severity`, and the hook types; :func:`record`, the
@@ -30,7 +31,7 @@ What is where (the rule for imports):
 
 from __future__ import annotations
 
-from gpulint.core.findings import Severity, quoted
+from gpulint.core.findings import FixSafety, Severity, quoted
 from gpulint.core.record import record
 from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.rules.anchor import Anchor
@@ -49,6 +50,7 @@ from gpulint.rules.rule import (
     ResourceCollector,
     Rule,
 )
+from gpulint.rules.triggers import KindIs, Mentions, kind_is, mentions
 from gpulint.yaml.parse import Document
 
 __all__ = [
@@ -61,6 +63,9 @@ __all__ = [
     "DocumentCheck",
     "DocumentCollector",
     "Finalizer",
+    "FixSafety",
+    "KindIs",
+    "Mentions",
     "Option",
     "PodSpec",
     "RelatedPlace",
@@ -71,6 +76,8 @@ __all__ = [
     "ResourceCollector",
     "Rule",
     "Severity",
-    "quoted",  # a value from input for a message: escaped, cut short (issue 13)
-    "record",  # the dataclass for facts, cheaper at start-up (issue 12)
+    "kind_is",
+    "mentions",
+    "quoted",  # a value from input for a message: escaped, cut short
+    "record",  # the dataclass for facts, cheaper at start-up
 ]

@@ -1,19 +1,19 @@
 """The pack index: what the registry knows of each built-in rule without importing it.
 
-Why (issue 12, start-up): importing the whole pack (every rule module and the model
-modules they import) was about a third of a one-file run, though a Pod manifest can
-only ever meet the rules that read pods: the containerd, kubelet, mig-parted, Node,
-DRA and operator rules have nothing to read in it. ``index.json``, in the pack folder
-beside the modules, holds each rule's code, name, severity, summary, documentation,
-fix safety, options and input patterns; the registry builds its rules from it. Such a
-rule names its ``module``; :func:`resolved` imports that module (and so its hooks)
-when a run needs them: the engine resolves the selected rules whose ``inputs`` pattern
-some input of the run matches, and the rules without one.
+Importing the whole pack (every rule module and the model modules they import) would be
+about a third of a one-file run, though a Pod manifest can only ever meet the rules that
+read pods. ``index.json``, beside the pack's modules, holds each rule's code, name,
+severity, summary, fix safety, options and triggers (gpulint/rules/triggers.py); the
+registry builds its rules from it. The documentation is not copied there: it stays in
+the module's docstring, read from the source when a command asks for it (``Rule.doc``).
+Such a rule names its ``module``; :func:`resolved` imports that module (and so its
+hooks) when a run needs them: the rules whose trigger some input of the run holds, and
+the rules without one.
 
-The index is generated (``python scripts/rule_index.py``) and checked: a test fails
-while it differs from the modules. A pack folder whose modules are not the ones the
-index lists (a module added, removed or renamed) is imported whole instead, so an
-index left stale by a new rule costs time, never the rule.
+The index is generated (``python scripts/generate.py``) and checked: a test fails while
+it differs from the modules. A pack folder whose modules are not the ones the index
+lists (a module added, removed or renamed) is imported whole instead, so an index left
+stale by a new rule costs time, never the rule.
 """
 
 from __future__ import annotations
@@ -21,14 +21,13 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import re
 from types import ModuleType
 from typing import Any
 
-from gpulint.core.findings import Severity
-from gpulint.core.lazy_re import LazyPattern, lazy
+from gpulint.core.findings import FixSafety, Severity
 from gpulint.rules.options import Option
 from gpulint.rules.rule import Rule
+from gpulint.rules.triggers import Trigger, trigger_from_data
 
 INDEX = "index.json"
 _TYPES: dict[str, type] = {"bool": bool, "int": int, "float": float, "str": str, "list": list}
@@ -108,7 +107,7 @@ def resolved(rule: Rule) -> Rule:
             return real
     raise LookupError(
         f"{rule.module} defines no rule {rule.code}: the pack index is stale "
-        "(run python scripts/rule_index.py)"
+        "(run python scripts/generate.py)"
     )
 
 
@@ -119,9 +118,9 @@ def _entry(rule: Rule, module: str) -> dict[str, Any]:
         "name": rule.name,
         "severity": str(rule.severity),
         "summary": rule.summary,
-        "fix": rule.fix,
-        "collect_when": _pattern_entry(rule.collect_when),
-        "inputs": _pattern_entry(rule.input_pattern()),
+        "fix": None if rule.fix is None else str(rule.fix),
+        "partner": _trigger_entry(rule.partner),
+        "reads": _trigger_entry(rule.reads_trigger()),
         "options": [
             {
                 "name": o.name,
@@ -133,7 +132,6 @@ def _entry(rule: Rule, module: str) -> dict[str, Any]:
             }
             for o in rule.options
         ],
-        "doc": rule.doc,
     }
 
 
@@ -143,11 +141,11 @@ def _rule(entry: dict[str, Any], package: str) -> Rule:
         entry["name"],
         Severity.parse(entry["severity"]),
         entry["summary"],
-        entry["doc"],
-        collect_when=_pattern(entry["collect_when"]),
+        "",  # the documentation stays in the module's docstring: Rule.doc reads it there
+        partner=trigger_from_data(entry["partner"]),
         options=tuple(_option(o) for o in entry["options"]),
-        fix=entry["fix"],
-        inputs=_pattern(entry["inputs"]),
+        fix=None if entry["fix"] is None else FixSafety(entry["fix"]),
+        reads=trigger_from_data(entry["reads"]),
         module=f"{package}.{entry['module']}",
     )
 
@@ -157,17 +155,5 @@ def _option(entry: dict[str, Any]) -> Option:
     return Option(entry["name"], _TYPES[entry["type"]], default, entry["doc"], entry["constraints"])
 
 
-def _pattern_entry(pattern: re.Pattern[bytes] | LazyPattern[bytes] | None) -> dict[str, Any] | None:
-    if pattern is None:
-        return None
-    return {"pattern": pattern.pattern.decode("latin-1"), "flags": pattern.flags}
-
-
-def _pattern(entry: dict[str, Any] | None) -> LazyPattern[bytes] | None:
-    """The pattern, compiled only if the prescan needs more than substring tests (lazy_re)."""
-    if entry is None:
-        return None
-    source, flags = entry["pattern"].encode("latin-1"), entry["flags"]
-    if source.startswith(b"(?i)"):
-        flags &= ~re.IGNORECASE  # the inline (?i) says it: re reports it among the flags
-    return lazy(source, flags)
+def _trigger_entry(trigger: Trigger | None) -> dict[str, Any] | None:
+    return None if trigger is None else trigger.as_data()

@@ -1,8 +1,9 @@
 """One Markdown page per rule (docs/rules/GPUNNN.md), generated from the rule's docstring.
 
 SARIF's ``helpUri`` points at these pages, so they must match the rules:
-``gpulint rules --docs docs/rules`` writes them, tests/rules/test_rule_pages.py fails
-with that command when one is stale.
+``python scripts/generate.py`` writes them (with everything else made from the rules),
+tests/rules/test_rule_pages.py fails with that command when one is stale. Each page says,
+as Ruff's do, whether a fix is available and how safe it is (the rule's metadata).
 """
 
 from __future__ import annotations
@@ -10,15 +11,27 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from gpulint.core.findings import RuleInfo
+from gpulint.core.findings import FixSafety, RuleInfo
 
 DOCS_DIR = "docs/rules"
 PAGES_URI = "https://github.com/gpulint/gpulint/blob/main/docs/rules"
-REGENERATE = "gpulint rules --docs docs/rules"
+REGENERATE = "python scripts/generate.py"
 
 
 def help_uri(code: str) -> str:
     return f"{PAGES_URI}/{code}.md"
+
+
+FIX_LINES = {
+    FixSafety.SAFE: "Fix: **safe**, applied by `gpulint check --fix` (see How to fix).",
+    FixSafety.UNSAFE: "Fix: **unsafe**, applied only by `gpulint check --fix --unsafe-fixes` "
+    "(see How to fix).",
+    None: "Fix: none; gpulint cannot know the right change.",
+}
+
+
+def fix_line(fix: FixSafety | None) -> str:
+    return FIX_LINES[fix]
 
 
 def page(rule: RuleInfo) -> str:
@@ -26,6 +39,7 @@ def page(rule: RuleInfo) -> str:
         f"# {rule.code} {rule.name}\n\n"
         f"Default severity: **{rule.severity}**\n\n"
         f"{rule.summary}\n\n"
+        f"{fix_line(rule.fix)}\n\n"
         f"<!-- Generated from the rule's docstring by `{REGENERATE}`; do not edit. -->\n\n"
     )
     return header + rule.doc.strip() + "\n"

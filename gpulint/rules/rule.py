@@ -19,12 +19,21 @@ resolved when the facts were collected.
 from __future__ import annotations
 
 import datetime
+import importlib.util
 import re
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from gpulint.core.findings import Finding, FixInfo, InputError, Related, RuleInfo, Severity, bounded
-from gpulint.core.lazy_re import LazyPattern
+from gpulint.core.findings import (
+    Finding,
+    FixInfo,
+    FixSafety,
+    InputError,
+    Related,
+    RuleInfo,
+    Severity,
+    bounded,
+)
 from gpulint.core.record import field, record
 from gpulint.core.settings import Settings
 from gpulint.model.cluster_profile import ClusterProfile
@@ -33,6 +42,7 @@ from gpulint.model.resource import Resource
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.directives import Directive
 from gpulint.rules.options import Option
+from gpulint.rules.triggers import Trigger
 from gpulint.yaml.parse import Document
 from gpulint.yaml.positions import place
 
@@ -159,7 +169,9 @@ class Rule:
     name: str
     severity: Severity
     summary: str
-    doc: str
+    # The documentation (the module's docstring). A rule read from the pack index has none
+    # here; ``doc`` reads it from its module's source when first asked (pack_index.py).
+    doc_text: str
     check_resource: ResourceCheck | None = None
     check_document: DocumentCheck | None = None
     # Analysis across files: collect small facts per resource, then decide once.
@@ -168,25 +180,22 @@ class Rule:
     collect_document: DocumentCollector | None = None
     finalize: Finalizer | None = None
     check_directives: DirectiveCheck | None = None
-    # Collect only when some input of the run matches (the partner objects the
-    # decision needs, such as Nodes; see prescan.py). None: always collect.
-    collect_when: re.Pattern[bytes] | LazyPattern[bytes] | None = None
+    # Collect only in a run where some input may hold the partner object the decision
+    # needs (a Node, a RuntimeClass: gpulint/rules/triggers.py). None: always collect.
+    partner: Trigger | None = None
     options: tuple[Option, ...] = ()
-    # Whether its reports carry fixes: "safe" (--fix), "unsafe" (--unsafe-fixes) or None.
-    fix: str | None = None
-    # The rule reports only in a run where some input matches: text that what it reads
-    # cannot be written without (a containerd config, a Node, a DRA object). A built-in
-    # rule's module is then not even imported for other runs (start-up, pack_index.py).
-    # None: any input.
-    inputs: re.Pattern[bytes] | LazyPattern[bytes] | None = None
+    # Whether its reports carry fixes, and how safely they apply (None: no fix).
+    fix: FixSafety | None = None
+    # The rule reports only in a run where some input holds what it reads cannot be
+    # written without (a containerd config, a Node, a DRA object: triggers.py); other runs
+    # never import a built-in rule's module. None: any input.
+    reads: Trigger | None = None
     # For a rule read from the pack index: the module that defines it, imported (with
     # the rule's hooks) only when a run needs them (pack_index.resolved). None: the rule
     # itself, hooks and all.
     module: str | None = None
 
     def __post_init__(self) -> None:
-        if self.fix not in (None, "safe", "unsafe"):
-            raise ValueError(f"rule {self.code} fix must be 'safe', 'unsafe' or None")
         if not _CODE.match(self.code):
             raise ValueError(f"rule code {self.code!r} must look like GPU101")
         if not _NAME.match(self.name):
@@ -194,17 +203,23 @@ class Rule:
         names = [o.name for o in self.options]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.code}: an option is declared twice ({', '.join(names)})")
-        self.doc = cleandoc(self.doc or "")
+        self.doc_text = cleandoc(self.doc_text or "")
 
-    def input_pattern(self) -> re.Pattern[bytes] | LazyPattern[bytes] | None:
-        """``inputs``; else, for a rule that only collects (no check hooks), its
-        ``collect_when``: where nothing matches it collects nothing, so it reports nothing."""
-        if self.inputs is not None:
-            return self.inputs
+    @property
+    def doc(self) -> str:
+        if not self.doc_text and self.module is not None:
+            self.doc_text = cleandoc(module_docstring(self.module))
+        return self.doc_text
+
+    def reads_trigger(self) -> Trigger | None:
+        """``reads``; else, for a rule that only collects (no check hooks), its
+        ``partner``: where nothing matches it collects nothing, so it reports nothing."""
+        if self.reads is not None:
+            return self.reads
         checks = (self.check_resource, self.check_document, self.check_directives)
         collects = self.collect is not None or self.collect_document is not None
-        if self.collect_when is not None and collects and all(c is None for c in checks):
-            return self.collect_when
+        if self.partner is not None and collects and all(c is None for c in checks):
+            return self.partner
         return None
 
     def _register(self, slot: str, fn: Hook) -> Hook:
@@ -288,7 +303,12 @@ class Rule:
 
     @property
     def info(self) -> RuleInfo:
-        return RuleInfo(self.code, self.name, self.severity, self.summary, self.doc)
+        return RuleInfo(self.code, self.name, self.severity, self.summary, self.doc, fix=self.fix)
+
+    @property
+    def brief_info(self) -> RuleInfo:
+        """``info`` without the documentation (which a pack rule reads from its source)."""
+        return RuleInfo(self.code, self.name, self.severity, self.summary, "", fix=self.fix)
 
     def sections(self) -> dict[str, str]:
         return doc_sections(self.doc)
@@ -322,6 +342,28 @@ def cleandoc(doc: str) -> str:
     while lines and not lines[0]:
         lines.pop(0)
     return "\n".join(lines)
+
+
+def module_docstring(module: str) -> str:
+    """A module's docstring, read from its source without importing it (the pack index's
+    rules: their modules are imported only when a run needs their hooks). Only the
+    docstring literal is parsed, not the module: a rule's docstring opens its file."""
+    import ast  # only when a rule's documentation is asked for (explain, SARIF, pages)
+
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return ""
+    with open(spec.origin, encoding="utf-8") as handle:
+        source = handle.read()
+    found = _DOCSTRING.match(source)
+    if found is None:  # not the usual shape: read it the long way
+        return ast.get_docstring(ast.parse(source), clean=False) or ""
+    value = ast.literal_eval(found.group("literal"))
+    return value if isinstance(value, str) else ""
+
+
+# A module that opens with its docstring (after comment lines): a triple-quoted literal.
+_DOCSTRING = re.compile(r'(?:\s*#[^\n]*\n)*\s*(?P<literal>[rR]?(?:"""(?:[^"\\]|\\.|"(?!""))*"""))')
 
 
 def related_of(report: Report) -> tuple[Related, ...]:

@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from gpulint.core.findings import Severity
+from gpulint.core.findings import FixSafety, Severity
 from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
 from gpulint.engine.context import build_context
@@ -232,7 +232,7 @@ def test_stdin_summary_says_why_not(tmp_path):
 
 def _bad_rule(text: str) -> Rule:
     """A rule whose fix adds a key that does not clear its finding: a bug to roll back."""
-    rule = Rule("TST001", "test-bad-fix", Severity.ERROR, "Test.", "", fix="safe")
+    rule = Rule("TST001", "test-bad-fix", Severity.ERROR, "Test.", "", fix=FixSafety.SAFE)
 
     @rule.document_check
     def check(doc, ctx):
@@ -309,7 +309,10 @@ def test_rules_and_explain_show_the_fix():
     marks = {line.split()[0]: line for line in listing}
     assert "[fix] " in marks["GPU101"] and "[fix*] " in marks["GPU102"]
     assert "[fix" not in marks["GPU103"]
-    assert "Fix: safe, applied by `gpulint check --fix`." in run_cli("explain", "GPU101").output
+    assert (
+        "Fix: safe, applied by `gpulint check --fix` (see How to fix)."
+        in run_cli("explain", "GPU101").output
+    )
     assert "Fix: unsafe" in run_cli("explain", "GPU705").output
     assert "Fix: none" in run_cli("explain", "GPU103").output
 

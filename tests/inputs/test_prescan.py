@@ -6,8 +6,8 @@ import pytest
 
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import unpaired_rules
-from gpulint.model.scheduling.placement import NODE_KIND
 from gpulint.rules.registry import default_registry
+from gpulint.rules.triggers import kind_is
 from tests.helpers import findings_json, where
 
 POD = """\
@@ -43,7 +43,7 @@ NODE_STATUS = "status:\n  allocatable:\n    nvidia.com/gpu: '8'\n"
 
 @pytest.mark.parametrize("text", ["kind: NodePool", "kind: NodeFeatureRule", "kind: Nodes"])
 def test_kinds_that_only_start_with_node_do_not_match(text):
-    assert NODE_KIND.search(text.encode()) is None
+    assert not kind_is("Node").matches(text.encode())
 
 
 @pytest.mark.parametrize("style", sorted(NODES))

@@ -7,6 +7,7 @@ a run on a Pod manifest must not import the modules of rules that cannot report 
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import pytest
 
 from gpulint.rules import builtin, pack_index
 from gpulint.rules.registry import builtin_rules, default_registry, pack_rules, resolved
+from gpulint.rules.triggers import mentions
 from tests.helpers import lint
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,10 +26,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_index_says_what_the_modules_say():
     path = pack_index.index_path(builtin)
-    assert path is not None, "rules/index.json is missing: run python scripts/rule_index.py"
+    assert path is not None, "rules/index.json is missing: run python scripts/generate.py"
     shipped = Path(path).read_text(encoding="utf-8")
     assert shipped == pack_index.index_text(builtin), (
-        "rules/index.json differs from the rule modules: run python scripts/rule_index.py"
+        "rules/index.json differs from the rule modules: run python scripts/generate.py"
     )
 
 
@@ -50,23 +52,23 @@ def test_the_registry_rules_come_from_the_index_and_resolve_to_the_modules_rules
         assert resolved(real) is real
 
 
-def test_every_rule_with_an_input_pattern_matches_its_own_failing_example():
+def test_every_rule_with_a_trigger_matches_its_own_failing_example():
     for rule in builtin_rules():
-        pattern = rule.input_pattern()
-        if pattern is None:
+        trigger = rule.reads_trigger()
+        if trigger is None:
             continue
         failing = rule.sections()["Failing example"]
-        assert pattern.search(failing.encode()), (
-            f"{rule.code}: its inputs pattern {pattern.pattern!r} does not match its failing "
+        assert trigger.matches(failing.encode()), (
+            f"{rule.code}: its trigger {trigger!r} does not match its failing "
             "example, so a run on that example would never load the rule"
         )
 
 
 def test_a_collector_only_rule_reports_only_where_its_partner_is_written():
     gpu210 = resolved(default_registry().get("GPU210"))
-    assert gpu210.inputs is None and gpu210.input_pattern() is gpu210.collect_when
+    assert gpu210.reads is None and gpu210.reads_trigger() is gpu210.partner
     gpu101 = resolved(default_registry().get("GPU101"))
-    assert gpu101.input_pattern() is None  # it checks every resource
+    assert gpu101.reads_trigger() is None  # it checks every resource
 
 
 POD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\nspec:\n  containers:\n  - name: c\n    image: x:1\n    resources:\n      limits:\n        nvidia.com/gpu: 1\n"  # noqa: E501
@@ -122,12 +124,9 @@ def indexed_pack(tmp_path, monkeypatch):
     (root / "team201_claims.py").write_text(
         textwrap.dedent(
             """\
-            import re
+            from gpulint.rules.api import Rule, Severity, mentions
 
-            from gpulint.rules.api import Rule, Severity
-
-            CLAIM = re.compile(rb"claim")
-            rule = Rule("TEAM201", "claims", Severity.NOTE, "Claims.", "", inputs=CLAIM)
+            rule = Rule("TEAM201", "claims", Severity.NOTE, "Claims.", "", reads=mentions("claim"))
             """
         )
     )
@@ -141,10 +140,10 @@ def indexed_pack(tmp_path, monkeypatch):
 
 def test_an_index_reads_back_and_a_stale_one_is_not_used(indexed_pack):
     [stub] = pack_index.read(indexed_pack) or ()
-    assert (stub.code, stub.module, stub.inputs.pattern) == (
+    assert (stub.code, stub.module, stub.reads) == (
         "TEAM201",
         "idxpack.team201_claims",
-        b"claim",
+        mentions("claim"),
     )
     assert resolved(stub).check_resource is None and resolved(stub) is not stub
     folder = Path(indexed_pack.__path__[0])
@@ -156,14 +155,24 @@ def test_a_stub_whose_module_lost_its_rule_names_the_fix(indexed_pack):
     [stub] = pack_index.read(indexed_pack) or ()
     (Path(indexed_pack.__path__[0]) / "team201_claims.py").write_text("# no rule now\n")
     del sys.modules["idxpack.team201_claims"]  # imported to write the index
-    with pytest.raises(LookupError, match="pack index is stale .*scripts/rule_index.py"):
+    with pytest.raises(LookupError, match="pack index is stale .*scripts/generate.py"):
         resolved(stub)
 
 
 def test_with_values_for_every_rule_loads_whatever_the_text(tmp_path):
     # `image.tag: latest` names no device plugin: only --values-for makes it the chart's values.
     values = "image:\n  tag: latest\n"
-    assert not default_registry().get("GPU401").input_pattern().search(values.encode())
+    assert not default_registry().get("GPU401").reads_trigger().matches(values.encode())
     assert lint(tmp_path, values, name="values.yaml") == []
     found = lint(tmp_path, values, "--values-for", "nvidia-device-plugin", name="values.yaml")
     assert [(f["code"], f["line"], f["column"]) for f in found] == [("GPU401", 2, 8)]
+
+
+def test_a_pack_rules_documentation_is_its_modules_docstring_read_without_importing_it():
+    """One source: the docstring. The index holds none; Rule.doc reads it from the source."""
+    from gpulint.rules.rule import cleandoc
+
+    for stub in builtin_rules():
+        assert stub.module is not None
+        module = importlib.import_module(stub.module)
+        assert stub.doc == cleandoc(module.__doc__ or ""), stub.code

@@ -8,7 +8,6 @@ name (``nvidia-device-plugin:``, ``gpu-operator:``). ``--values-for CHART``
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from gpulint.core.record import record
@@ -24,14 +23,16 @@ CHARTS = (DEVICE_PLUGIN_CHART, OPERATOR_CHART)
 # failOnInitError, ...), a config's flags/sharing, the operator's component keys
 # (devicePlugin, driver, toolkit, dcgm, migManager, validator, ...) and ClusterPolicy.
 # What place() and the image checks below recognise cannot be written without one of
-# these; a run where no input holds one need not load those rules (Rule.inputs). With
-# --values-for, any YAML is the chart's values, so the engine loads them regardless.
-MENTIONED = re.compile(
-    rb"(?i)device-plugin|deviceplugin|feature-discovery|gfd|mig|flags|sharing|driver|toolkit|dcgm|validator"
-    rb"|vgpu|vfio|sandbox|katamanager|ccmanager|clusterpolicy|gpucluster|gpu-operator"
-    rb"|nodestatusexporter|failoninit|compatwithcpumanager|devicelist|deviceid|gdrcopy"
-    rb"|gdsenabled|mofed|devicediscovery|nvidiadriverroot|nvidiadevroot"
-)
+# these words, in any case; a run where no input holds one need not load those rules
+# (Rule.reads). With --values-for, any YAML is the chart's values, so the engine loads
+# them regardless.
+MENTIONED = (
+    "device-plugin", "deviceplugin", "feature-discovery", "gfd", "mig", "flags", "sharing",
+    "driver", "toolkit", "dcgm", "validator", "vgpu", "vfio", "sandbox", "katamanager",
+    "ccmanager", "clusterpolicy", "gpucluster", "gpu-operator", "nodestatusexporter",
+    "failoninit", "compatwithcpumanager", "devicelist", "deviceid", "gdrcopy", "gdsenabled",
+    "mofed", "devicediscovery", "nvidiadriverroot", "nvidiadevroot",
+)  # fmt: skip
 
 # Top-level keys of the device plugin's config file (api/config/v1).
 CONFIG_KEYS = frozenset({"version", "flags", "resources", "sharing", "imex"})

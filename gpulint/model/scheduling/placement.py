@@ -7,7 +7,6 @@ files are read.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from gpulint.core.record import record, replace
@@ -15,14 +14,6 @@ from gpulint.model.kinds import table
 from gpulint.model.resource import PodSpec, Resource, shared
 from gpulint.model.scheduling.filters import PodRequirements, pod_requirements
 from gpulint.model.scheduling.nodes import NodeView, is_node, node_view
-
-# How a Node object starts in YAML or JSON, written loosely enough to err one way
-# only: any `kind` whose value is Node (quoted, tagged, a block scalar, on the next
-# line, after a comment) or an alias. The cluster rules collect nothing from a run
-# without such a match.
-NODE_KIND = re.compile(
-    rb"""kind["']?\s*:(?:\s|!\S*|["']|[|>][-+0-9]*|#[^\n]*)*(?:Node(?![-\w])|\*)"""
-)
 
 
 @record(frozen=True, slots=True)

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from typing import Union
 
+from gpulint.core.findings import FixSafety
 from gpulint.core.record import record, replace
-
-SAFE, UNSAFE = "safe", "unsafe"
-SAFETIES = (SAFE, UNSAFE)
 
 
 @record(frozen=True)
@@ -78,7 +76,7 @@ class Fix:
 
     title: str
     changes: tuple[Change, ...]
-    safety: str | None = None
+    safety: FixSafety | None = None
 
     def shifted(self, prefix: tuple) -> Fix:
         """The same fix with every path made relative to the document."""
@@ -107,7 +105,7 @@ def _shift_value(value: Value, prefix: tuple) -> Value:
 # Helpers the rules call: one line in the rule, the mechanics here.
 
 
-def set_value(title: str, path: tuple, value: str | Copy, safety: str | None = None) -> Fix:
+def set_value(title: str, path: tuple, value: str | Copy, safety: FixSafety | None = None) -> Fix:
     return Fix(title, (SetScalar(tuple(path), value),), safety)
 
 

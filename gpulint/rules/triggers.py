@@ -1,0 +1,79 @@
+"""What a rule's inputs must hold for the rule to have anything to read.
+
+A rule declares it in two places, both optional:
+
+- ``Rule(reads=Mentions("io.containerd."))``: the rule reports only on inputs that hold
+  one of the words (a containerd config cannot be written without ``io.containerd.``). In
+  a run where no input does, the rule's module is never imported.
+- ``Rule(partner=KindIs("Node"))``: the rule's collectors pair facts with a partner
+  object (GPU210 weighs pods against Nodes); in a run without one they do not collect.
+
+The preparation pass (``gpulint/inputs/prepare.py``) asks :meth:`matches` of each input's
+raw bytes. A trigger errs one way only: when in doubt it matches (a missing trigger costs
+time, a wrong one costs findings), and an input it cannot read as bytes matches anything.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gpulint.core.record import record
+
+
+@record(frozen=True)
+class Mentions:
+    """Inputs whose text holds one of ``words`` (case-insensitive with ``ignore_case``)."""
+
+    words: tuple[str, ...]
+    ignore_case: bool = False
+
+    def matches(self, data: bytes) -> bool:
+        if self.ignore_case:
+            data = data.lower()
+            return any(word.lower().encode() in data for word in self.words)
+        return any(word.encode() in data for word in self.words)
+
+    def as_data(self) -> dict[str, Any]:
+        return {"mentions": list(self.words), "ignore_case": self.ignore_case}
+
+
+def mentions(*words: str, ignore_case: bool = False) -> Mentions:
+    return Mentions(words, ignore_case)
+
+
+# ``kind: Node`` however YAML or JSON may spell it: quoted, tagged (``!!str``), a block
+# scalar, after a comment on the line, or an alias (``*``) that could name it.
+_KIND_AFTER = rb"""kind["']?\s*:(?:\s|!\S*|["']|[|>][-+0-9]*|#[^\n]*)*(?:%s(?![-\w])|\*)"""
+
+
+@record(frozen=True)
+class KindIs:
+    """Inputs that may hold an object of one of ``kinds`` (Node, RuntimeClass...)."""
+
+    kinds: tuple[str, ...]
+
+    def matches(self, data: bytes) -> bool:
+        if b"*" not in data and not any(kind.encode() in data for kind in self.kinds):
+            return False  # the cheap test first: most inputs hold neither the kind nor an alias
+        alternatives = b"|".join(re.escape(kind.encode()) for kind in self.kinds)
+        return re.search(_KIND_AFTER % alternatives, data) is not None
+
+    def as_data(self) -> dict[str, Any]:
+        return {"kind_is": list(self.kinds)}
+
+
+def kind_is(*kinds: str) -> KindIs:
+    return KindIs(kinds)
+
+
+Trigger = Mentions | KindIs
+
+
+def trigger_from_data(data: dict[str, Any] | None) -> Trigger | None:
+    """The trigger a pack index entry describes (``as_data``)."""
+    if data is None:
+        return None
+    if "kind_is" in data:
+        return KindIs(tuple(data["kind_is"]))
+    return Mentions(tuple(data["mentions"]), bool(data.get("ignore_case")))
