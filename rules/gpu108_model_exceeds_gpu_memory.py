@@ -16,9 +16,9 @@ are larger than the memory of the GPUs that hold one copy of the model:
   (`nvidia.com/gpu.product`, `cloud.google.com/gke-accelerator`).
 
 Names carry rounded counts, so an error needs weights more than 5% above the
-GPUs' memory. Weights that fit but leave less than 10% of the memory the server
-may use for the KV cache and activations are a warning: the GPUs' memory times
-`--gpu-memory-utilization` (vLLM, 0.9 when unset), `--mem-fraction-static`
+GPUs' memory. Weights that fit but leave less than 10% (the option `kv-cache-share`)
+of the memory the server may use for the KV cache and activations are a warning:
+the GPUs' memory times `--gpu-memory-utilization` (vLLM, 0.9 when unset), `--mem-fraction-static`
 (SGLang) or `--cuda-memory-fraction` (TGI); a command that sets the context
 length (`--max-model-len`, `--context-length`, `--max-total-tokens`) has sized
 its cache to what is left and gets no warning.
@@ -100,7 +100,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.model.serving.fit import GB, Fit, model_fits
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
+from gpulint.rules.api import Context, Option, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU108",
@@ -110,26 +110,32 @@ rule = Rule(
     __doc__,
     # the serving engines it knows, by image or command (model_weights._engine)
     reads=mentions("vllm", "sglang", "text-generation", ignore_case=True),
+    options=(
+        Option(
+            "kv-cache-share",
+            float,
+            0.10,
+            "The share of the memory a server may use that the KV cache and activations need "
+            "at the least; weights that leave less are a warning (0 turns the warning off).",
+            {"minimum": 0, "maximum": 0.9},
+        ),
+    ),
 )
 
 
-# The share of the usable memory the KV cache and activations need at the least.
-KV_SHARE = 0.10
-
-
-def _kv_short(fit: Fit) -> str | None:
+def _kv_short(fit: Fit, kv_share: float) -> str | None:
     """Why the weights leave too little for the KV cache, or None."""
     if fit.weights.context_set:
         return None  # the context length was chosen to fit what is left
     fraction = fit.weights.fraction or 1.0
     usable = fit.memory_bytes * fraction
     total = fit.weights.total_bytes
-    if total <= usable * (1 - KV_SHARE):
+    if total <= usable * (1 - kv_share):
         return None
     left = max(usable - total, 0) / GB
     return (
         f", of which {fit.weights.engine} may use {usable / GB:.0f} GB (x {fraction:g}); "
-        f"{left:.0f} GB is left for the KV cache and activations, less than {KV_SHARE:.0%}: "
+        f"{left:.0f} GB is left for the KV cache and activations, less than {kv_share:.0%}: "
         f'the server fails with "No available memory for the cache blocks" or serves short '
         f"contexts only"
     )
@@ -147,7 +153,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                 at="value",
             )
             continue
-        short = _kv_short(fit)
+        short = _kv_short(fit, ctx.option(rule, "kv-cache-share"))
         if short is not None:
             yield Report(
                 fit.weights.path,

@@ -50,7 +50,5 @@ def apply(values: dict, settings: Settings, path: str = ".gpulint.yaml") -> None
     settings.cluster_facts = config
     if config.gpu_taints:
         settings.gpu_taint_keys = tuple(dict.fromkeys(t.key for t in config.gpu_taints))
-    if config.max_gpus_per_node is not None:
-        settings.max_gpus_per_node = config.max_gpus_per_node
     if config.extended_resource_toleration is not None:
         settings.extended_resource_toleration = config.extended_resource_toleration

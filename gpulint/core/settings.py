@@ -13,7 +13,6 @@ from gpulint.core.findings import Finding, Severity
 from gpulint.core.record import field, record
 
 DEFAULT_GPU_TAINT_KEYS = ("nvidia.com/gpu",)
-DEFAULT_MAX_GPUS_PER_NODE = 8
 DEFAULT_RENDER_TIMEOUT = 120.0  # seconds for one helm or kustomize run
 DEFAULT_RELEASE_NAME = "release-name"  # what `helm template` calls a release by default
 
@@ -106,7 +105,6 @@ class Settings:
     severity: dict[str, Severity] = field(default_factory=dict)  # code or name -> severity
     fail_on: Severity = Severity.WARNING
     gpu_taint_keys: tuple[str, ...] = DEFAULT_GPU_TAINT_KEYS
-    max_gpus_per_node: int = DEFAULT_MAX_GPUS_PER_NODE
     # Rule code -> option -> value, as the config file sets them (rules read them through
     # ctx.option, which falls back to the declared default).
     rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)

@@ -4,8 +4,8 @@ A rule declares its options (name, type, default, doc); users set them in
 ``.gpulint.yaml`` under the rule's code or name::
 
     rules:
-      GPU104:
-        max-gpus-per-node: 16
+      GPU108:
+        kv-cache-share: 0.2
 
 The config file's ``rules`` section is validated against a JSON Schema built from
 the declarations (:func:`options_schema`), and ``gpulint explain`` lists them.

@@ -32,7 +32,7 @@ def test_the_config_file_applies_where_no_flag_was_given() -> None:
     )
     assert settings.severity == {"GPU101": Severity.NOTE}  # the name resolved to its code
     assert settings.gpu_taint_keys == ("nvidia.com/gpu", "gpu")
-    assert settings.max_gpus_per_node == 4
+    assert settings.cluster_facts.max_gpus_per_node == 4  # a cluster fact (the profile)
     assert settings.extended_resource_toleration is True
     assert settings.require_reason is True
     assert settings.exemptions == (exemption,)
@@ -43,7 +43,7 @@ def test_flags_given_win_over_the_config_file() -> None:
     config = Config("x/.gpulint.yaml", VALUES)
     apply_config(settings, config, default_registry(), given={"select", "ignore", "fail_on"})
     assert (settings.select, settings.ignore, settings.fail_on) == (("GPU2",), (), Severity.NOTE)
-    assert settings.max_gpus_per_node == 4  # no flag for it: the file's value
+    assert settings.cluster_facts.max_gpus_per_node == 4  # no flag for it: the file's value
 
 
 def test_without_a_config_file_the_settings_stay_as_given() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.helpers import lint, where
+from tests.helpers import lint, run_cli, where
 
 TEMPLATE = """\
 apiVersion: apps/v1
@@ -229,3 +229,22 @@ def test_gpu108_cluster_profile_gives_the_model(tmp_path):
     assert "1 x NVIDIA-A100-SXM4-40GB of 42.5 GB (40536 MiB)" in found[0]["message"]
     config.write_text("cluster:\n  gpu-models: [NVIDIA-A100-SXM4-40GB, NVIDIA-Tesla-X1]\n")
     assert where(lint(tmp_path, text, "--select", "GPU108", "--config", str(config))) == []
+
+
+def test_gpu108_kv_cache_share_is_the_rules_option(tmp_path):
+    """The share of memory left for the KV cache is GPU108's declared option."""
+    text = deployment(
+        items("--model=meta-llama/Llama-3.1-70B-Instruct", "--tensor-parallel-size=2"), gpus=2
+    )
+    config = tmp_path / "cfg.yaml"
+    config.write_text("rules:\n  model-exceeds-gpu-memory:\n    kv-cache-share: 0.05\n")
+    # 14 GB of 154 GB left (9%): enough at 5%
+    assert where(lint(tmp_path, text, "--select", "GPU108", "--config", str(config))) == []
+    config.write_text("rules:\n  GPU108:\n    kv-cache-share: 0.2\n")
+    found = lint(tmp_path, text, "--select", "GPU108", "--config", str(config))
+    assert where(found) == [("GPU108", 18, 15)]
+    assert "less than 20%" in found[0]["message"]
+    config.write_text("rules:\n  GPU108:\n    kv-cache-share: 0.95\n")
+    result = run_cli("check", str(tmp_path / "manifest.yaml"), "--config", str(config))
+    assert result.exit_code == 2
+    assert "rules.GPU108.kv-cache-share" in result.stderr
