@@ -8,7 +8,7 @@ resource here and decide once all files of a deployable unit are read (:func:`ru
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
@@ -16,7 +16,6 @@ from gpulint.core.findings import (
     Finding,
     FixInfo,
     FixSafety,
-    HeldBack,
     InputError,
     RuleInfo,
     RunResult,
@@ -25,6 +24,7 @@ from gpulint.core.held import detail_lines
 from gpulint.core.record import field, record, replace
 from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
+from gpulint.engine.after_files import facts_per_unit, held_back, unique, unit_keys
 from gpulint.engine.context import load_rule_hooks
 from gpulint.engine.describe import describe
 from gpulint.engine.workers import lint_all
@@ -33,7 +33,6 @@ from gpulint.inputs.discover import Target
 from gpulint.inputs.prepare import prepare
 from gpulint.inputs.readers import PLAIN, Readers
 from gpulint.inputs.skip import not_a_manifest
-from gpulint.inputs.units import GLOBAL, unit_of
 from gpulint.model.cluster_profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
 from gpulint.model.workloads.unread import unread_gpu_mention
@@ -298,20 +297,6 @@ def _lint_target(target: Target, ctx: Context, readers: Readers) -> FileResult:
     return result
 
 
-def _unique(findings: list[Finding]) -> list[Finding]:
-    """One finding per rule, place and message: a file that two kustomizations (or a
-    chart and its rendering) both include is read twice but reported once, whatever
-    name each render gave the object."""
-    seen: set[tuple] = set()
-    unique = []
-    for finding in findings:
-        key = (finding.code, finding.location, finding.message, finding.container)
-        if key not in seen:
-            seen.add(key)
-            unique.append(finding)
-    return unique
-
-
 def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> RunResult:
     """Lint the targets (read through ``readers``), then run the cross-file rules."""
     findings: list[Finding] = []
@@ -349,7 +334,7 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     suppress.after_all_files(
         ctx, findings, directives
     )  # held findings still use their suppressions
-    findings = _unique(findings)
+    findings = unique(findings)
     held = held_back(findings, ctx.rules)
     findings = [f for f in findings if not f.held]
     findings.sort(key=Finding.sort_key)
@@ -358,40 +343,6 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     if held and ctx.settings.verbose:
         notices.update(dict.fromkeys(detail_lines(held)))
     return RunResult(findings, errors, rules, files, list(notices), held)
-
-
-def unit_keys(targets: list[Target], settings: Settings) -> dict[Target, str | None]:
-    """The deployable unit of each target (inputs/units.py)."""
-    inventory = frozenset(settings.cluster.files)
-    return {t: unit_of(t, settings.units, inventory, settings.named_files) for t in targets}
-
-
-def facts_per_unit(
-    unit_facts: dict[str | None, dict[str, list[Any]]], code: str
-) -> Iterator[list[Any]]:
-    """One rule's facts per deployable unit, the --cluster inventory's joined to each:
-    a cross-file rule never pairs facts of unrelated units."""
-    shared = unit_facts.get(GLOBAL, {}).get(code, [])
-    called = False
-    for unit, facts in unit_facts.items():
-        if unit is not GLOBAL and facts.get(code):
-            called = True
-            yield shared + facts[code]
-    if not called:
-        yield shared
-
-
-def held_back(findings: list[Finding], rules: list[Rule]) -> list[HeldBack]:
-    """Per rule and missing facts, how many findings (not suppressed) were held back."""
-    counts: dict[tuple[str, tuple[str, ...]], int] = {}
-    for finding in findings:
-        if finding.held and finding.suppression is None:
-            key = (finding.code, finding.held)
-            counts[key] = counts.get(key, 0) + 1
-    names = {r.code: r.name for r in rules}
-    return [
-        HeldBack(code, names.get(code, ""), needs, n) for (code, needs), n in sorted(counts.items())
-    ]
 
 
 def _values_for(ctx: Context) -> str | None:
