@@ -1,7 +1,10 @@
 """
 ## What it checks
-An init container, or a restartable sidecar (an init container with
-`restartPolicy: Always`), that requests GPUs.
+A restartable sidecar (an init container with `restartPolicy: Always`) that
+requests GPUs, or a classic init container that requests more GPUs than the
+app containers use (so the pod reserves more than its app needs). An init
+container that checks or prepares the GPUs the app will get (no more of
+them than the app holds) reserves nothing extra and is left alone.
 
 ## Why it matters
 The scheduler reserves a pod's *effective* request: the larger of
@@ -115,15 +118,10 @@ def _message(pod: PodSpec, container: Container, name: str) -> str:
             f"pod's whole life, added to the app containers' {apps}: the pod reserves "
             f"{effective} {name}"
         )
-    if effective > apps:
-        return (
-            f"init container {container.name!r} holds {held} {name}; the scheduler reserves "
-            f"max(init, app containers) = {effective} {name} for the pod's whole life while "
-            f"the app containers use {apps}"
-        )
     return (
-        f"init container {container.name!r} holds {held} {name}; they count for scheduling "
-        f"(effective request {effective} {name}) and are held only while it runs"
+        f"init container {container.name!r} holds {held} {name}; the scheduler reserves "
+        f"max(init, app containers) = {effective} {name} for the pod's whole life while "
+        f"the app containers use {apps}"
     )
 
 
@@ -136,6 +134,10 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             if is_infra_container(container):
                 continue
             for name in sorted(container.gpus):
+                if not container.is_sidecar and pod.effective_gpus.get(name, 0) <= _regular_sum(
+                    pod, name
+                ):
+                    continue  # within what the app holds: nothing is reserved beyond it
                 yield Report(
                     _path(container, name),
                     _message(pod, container, name),

@@ -1,35 +1,37 @@
 """
 ## What it checks
-A container holding GPUs whose CPU and memory are not fully set for the
-Guaranteed QoS class: a `cpu` or `memory` limit is missing, or a request
-differs from its limit. (A request may be left out: Kubernetes copies the
-limit into it.) The message says which of the cpu/memory requests and limits
-are missing or unequal, and which QoS class the pod gets instead. Two tiers:
-a pod with no CPU or memory request or limit anywhere (no container, no
-pod-level `resources`) is **BestEffort**, a warning; a pod that sets some but
-not all is **Burstable**, a note. A pod whose GPU containers only probe the
-GPU or wait (`nvidia-smi`, a CUDA sample such as `vectorAdd`, `sleep`, a Python
-GPU check script such as `python gpu-test.py` whose name holds a check word and a
-device word; an MPI worker that only runs `sshd` is what its launcher's `mpirun`
-runs there) is left
-alone: it has no work for eviction or CPU starvation to spoil. BestEffort is a
-note, not a warning, for a bare Pod that runs once (`restartPolicy: Never` or
-`OnFailure`: a smoke test or an example, not a workload a controller keeps
-running), and for a blueprint whose resources each instance replaces (the
-trainer container `node` of a Kubeflow Trainer runtime, which every TrainJob's
-`trainer.resourcesPerNode` overrides). For a KServe
-`InferenceService`, whose webhook fills a cpu or memory left out entirely with
-equal default request and limit, only half-set or unequal values are reported.
+A GPU **server** whose pod sets no CPU or memory request or limit in any container
+(nor pod-level `resources`): the pod is **BestEffort**. What a pod is for is read from
+what it runs (`gpulint/model/workloads/purpose.py`): a server runs a model server (vLLM,
+SGLang, TGI, Triton, Ollama, `trtllm-serve`, `llama-server`, TorchServe, TF Serving,
+LMDeploy, a NIM image) or is kept running by its kind to serve (Deployment, StatefulSet,
+LeaderWorkerSet, InferenceService, RayService...), or exposes ports or a readiness probe.
+One finding per pod, at its first GPU container.
+
+Left alone by default, because what eviction costs them depends on what they are for:
+batch runs (Jobs, training jobs, bare Pods; the option `batch: true` reports them too),
+benchmarks and cluster tests (`gpu_burn`, the nccl-tests binaries, `dcgmproftester`),
+probes (`nvidia-smi`, a CUDA sample, `sleep`, the `pause` image, a GPU check script),
+pods whose GPU images are loaded by hand into a development cluster (all
+`imagePullPolicy: Never`), and pod templates found by shape in kinds gpulint does not
+know (a part the operator completes, which may set the resources). **Burstable** pods (a
+cpu or memory limit missing, or unequal to its request) are reported as notes only with
+the option `burstable: true`. For a KServe `InferenceService`, whose webhook fills a cpu or
+memory left out entirely with equal default request and limit, nothing is BestEffort.
+
+Whatever the pod is for: a training job that scales on CPU or memory utilization (a
+PyTorchJob's `elasticPolicy.metrics`) while its GPU containers request none of that
+resource cannot autoscale (the autoscaler divides usage by the request).
 
 ## Why it matters
-Only a pod whose every container has CPU and memory limits equal to its
-requests is **Guaranteed**. A BestEffort GPU pod is the first the kubelet
-evicts under memory pressure, and its CPU share is the smallest, so an
-expensive GPU job dies or starves on its data loading. A Burstable pod is
-evicted after BestEffort ones, and only when it uses more than it requested.
-The kubelet's CPU manager (static policy) and topology manager give exclusive
-CPUs on the GPU's NUMA node only to Guaranteed pods with whole-number CPU
-requests; any other GPU pod shares CPUs across sockets with everything else.
+A BestEffort pod is the first the kubelet evicts under memory pressure, and its CPU
+share is the smallest: a server holding GPUs dies or starves while it serves, and its
+replacement reloads the model. A Burstable pod is evicted after BestEffort ones, and
+only when it uses more than it requested; only a Guaranteed pod (every container's CPU
+and memory limits equal to its requests) gets exclusive CPUs on the GPU's NUMA node from
+the CPU manager's static policy, which not every cluster runs. An autoscaler reads a
+resource's utilization as usage over request: with no request there is none, and the
+HorizontalPodAutoscaler reports `missing request for cpu` and does not scale.
 
 ## Failing example
 ```yaml
@@ -49,8 +51,6 @@ spec:
         - name: server
           image: vllm/vllm-openai:v0.6.3
           resources:
-            requests:
-              cpu: "4"
             limits:  # <- GPU106
               nvidia.com/gpu: 1
 ---
@@ -62,6 +62,8 @@ spec:
   containers:
     - name: jupyter
       image: quay.io/jupyter/pytorch-notebook:cuda12-2024-10-07
+      ports:
+        - containerPort: 8888
       resources:
         limits:  # <- GPU106
           nvidia.com/gpu: 1
@@ -106,15 +108,39 @@ from gpulint.model.gpu.infra import is_infra_container
 from gpulint.model.kinds.table import api_group
 from gpulint.model.values.gpu_resources import as_fraction
 from gpulint.model.workloads.controllers import resources_replaced_by
-from gpulint.model.workloads.probe import is_one_off_pod, is_probe_pod
-from gpulint.rules.api import Container, Context, PodSpec, Report, Resource, Rule, Severity
+from gpulint.model.workloads.purpose import Purpose, local_images_only, pod_purpose
+from gpulint.rules.api import (
+    Container,
+    Context,
+    Option,
+    PodSpec,
+    Report,
+    Resource,
+    Rule,
+    Severity,
+)
 
 rule = Rule(
     "GPU106",
     "gpu-container-resources-incomplete",
     Severity.WARNING,
-    "A GPU pod is not Guaranteed: BestEffort (no CPU or memory set) or Burstable.",
+    "A GPU server runs BestEffort (no CPU or memory set), or a GPU job cannot autoscale.",
     __doc__,
+    options=(
+        Option(
+            "batch",
+            bool,
+            False,
+            "Report BestEffort batch runs too (jobs, training, bare Pods), not only servers.",
+        ),
+        Option(
+            "burstable",
+            bool,
+            False,
+            "Report Burstable GPU pods as notes (a cpu or memory limit missing or unequal "
+            "to its request): advice that pays off with the kubelet's static CPU manager.",
+        ),
+    ),
 )
 
 
@@ -190,21 +216,55 @@ def _best_effort(pod: PodSpec) -> bool:
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
+    if resource.generic:
+        return  # a pod template found by its shape may be a part its operator completes
     defaulted = _defaulted(resource)
+    yield from _unscalable(resource)
     for pod in resource.pod_specs:
-        if is_probe_pod(pod, resource):
-            continue  # nvidia-smi or sleep: nothing to evict or starve
-        best_effort = not defaulted and _best_effort(pod)
-        yield from _pod_reports(resource, pod, defaulted, best_effort)
-
-
-def _pod_reports(
-    resource: Resource, pod: PodSpec, defaulted: bool, best_effort: bool
-) -> Iterator[Report]:
-    one_off = is_one_off_pod(resource)
-    for container in pod.containers:
-        if not container.gpus or is_infra_container(container):
+        purpose = pod_purpose(resource, pod)
+        if purpose in (Purpose.PROBE, Purpose.BENCHMARK) or local_images_only(pod):
+            continue  # nothing to evict or starve that matters; a development cluster
+        if purpose is Purpose.BATCH and not ctx.option(rule, "batch"):
             continue
+        best_effort = not defaulted and _best_effort(pod)
+        if best_effort:
+            yield from _best_effort_report(resource, pod, purpose)
+        elif ctx.option(rule, "burstable"):
+            yield from _burstable_reports(resource, pod, defaulted)
+
+
+def _gpu_holders(pod: PodSpec) -> list[Container]:
+    return [c for c in pod.containers if c.gpus and not is_infra_container(c)]
+
+
+def _best_effort_report(resource: Resource, pod: PodSpec, purpose: Purpose) -> Iterator[Report]:
+    """One finding for the pod, at its first GPU container that runs its work (an app
+    container or a sidecar; an init container when only init containers hold GPUs)."""
+    holders = _gpu_holders(pod)
+    if not holders:
+        return
+    working = [c for c in holders if not c.is_init or c.is_sidecar]
+    first = (working or holders)[0]
+    gpus = ", ".join(f"{n} {c}" for n, c in sorted(first.gpus.items()))
+    replaced = resources_replaced_by(resource, first.name)
+    what = "a server" if purpose is Purpose.SERVICE else "a batch run"
+    message = (
+        f"GPU container {first.name!r} ({gpus}): no container of the pod sets a CPU "
+        f"or memory request or limit, so the pod ({what}) is BestEffort: the kubelet evicts it "
+        "first under memory pressure and gives it the smallest CPU share"
+    )
+    if replaced:
+        message += f" (unless {replaced} sets them: these are its defaults)"
+    yield Report(
+        first.path + ("resources", "limits"),
+        message,
+        container=first.name,
+        severity=Severity.NOTE if replaced else None,
+    )
+
+
+def _burstable_reports(resource: Resource, pod: PodSpec, defaulted: bool) -> Iterator[Report]:
+    for container in _gpu_holders(pod):
         missing, unequal = _problems(container, defaulted)
         if not missing and not unequal:
             continue
@@ -214,28 +274,41 @@ def _pod_reports(
             what.append(f"has no {_join(missing)}")
         if unequal:
             what.append(f"has {_join(unequal)}")
-        replaced = resources_replaced_by(resource, container.name)
-        warn = best_effort and not one_off and not replaced
-        severity = Severity.WARNING if warn else Severity.NOTE
-        if best_effort:
-            message = (
-                f"GPU container {container.name!r} ({gpus}): no container of the pod sets a CPU "
-                "or memory request or limit, so the pod is BestEffort: the kubelet evicts it "
-                "first under memory pressure and gives it the smallest CPU share"
-            )
-            if replaced:
-                message += f" (unless {replaced} sets them: these are its defaults)"
-            elif one_off:
-                message += " (a one-off Pod: it matters if the run is long)"
-        else:
-            message = (
-                f"GPU container {container.name!r} ({gpus}) {' and '.join(what)}; the pod is "
-                "Burstable, not Guaranteed: it can be evicted when it uses more than it "
-                "requests, and the CPU manager does not give it exclusive CPUs next to its GPUs"
-            )
         yield Report(
             container.path + ("resources", "limits"),
-            message,
+            f"GPU container {container.name!r} ({gpus}) {' and '.join(what)}; the pod is "
+            "Burstable, not Guaranteed: it can be evicted when it uses more than it "
+            "requests, and the CPU manager does not give it exclusive CPUs next to its GPUs",
             container=container.name,
-            severity=severity,
+            severity=Severity.NOTE,
         )
+
+
+def _unscalable(resource: Resource) -> Iterator[Report]:
+    """A training job that scales on CPU or memory utilization (a PyTorchJob's
+    ``elasticPolicy.metrics``, an HPA's resource metrics) whose containers do not request
+    that resource: the HPA cannot compute a utilization and never scales."""
+    spec = resource.obj.get("spec")
+    policy = spec.get("elasticPolicy") if isinstance(spec, dict) else None
+    metrics = policy.get("metrics") if isinstance(policy, dict) else None
+    if not isinstance(metrics, list):
+        return
+    holders = [c for pod in resource.pod_specs for c in _gpu_holders(pod)]
+    for index, metric in enumerate(metrics):
+        target = metric.get("resource") if isinstance(metric, dict) else None
+        name = target.get("name") if isinstance(target, dict) else None
+        if name not in ("cpu", "memory"):
+            continue
+        for container in holders:
+            if name not in _section(container, "requests") and name not in _section(
+                container, "limits"
+            ):
+                yield Report(
+                    ("spec", "elasticPolicy", "metrics", index, "resource", "name"),
+                    f"elasticPolicy scales on {name} utilization, but GPU container "
+                    f"{container.name!r} requests no {name}: the autoscaler cannot compute a "
+                    f"utilization and never scales the job; set {name} requests",
+                    container=container.name,
+                    at="value",
+                )
+                break  # one finding per metric

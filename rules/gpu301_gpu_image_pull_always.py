@@ -1,17 +1,21 @@
 """
 ## What it checks
 A container holding GPUs (device plugin resources, or a DRA claim of the run
-that hands out GPUs) with `imagePullPolicy: Always`. An image without a
-tag or on `latest` is reported once, by GPU302 (pinning it is the first fix,
-and its message names the pull policy).
+that hands out GPUs) whose image names a version (a tag with a digit, or a
+digest) and sets `imagePullPolicy: Always`: advice, a note. An image without
+a version (no tag, `latest`, `nightly`) is reported once, by GPU302 (pinning
+it is the first fix, and its message names the pull policy); a placeholder
+image (`${REGISTRY}/trainer:1.0`) is left to whoever fills it in.
 
 ## Why it matters
-GPU images (CUDA, PyTorch, vLLM, Triton) weigh many gigabytes. With `Always`
-the kubelet asks the registry on every container start, and a new node
-pulls the whole image before the GPU does any work: every scale-up, restart
-after an OOM or preemption, and every node the autoscaler adds pays minutes of
-idle, billed GPU time, and a registry outage or rate limit keeps the pod from
-starting at all.
+With `Always` the kubelet asks the registry to resolve the tag on every
+container start (Kubernetes documentation, "Images: image pull policy"); the
+cached layers are reused when the digest has not changed, so a pinned image
+is not downloaded again, but every restart of a GPU pod after an OOM or a
+preemption depends on the registry answering: an outage, an expired pull
+secret or a registry rate limit keeps the pod
+in `ErrImagePull` while its GPUs sit idle. And whoever pushes over the same
+tag changes the CUDA stack of the next restart.
 
 ## Failing example
 ```yaml
@@ -67,8 +71,8 @@ from gpulint.rules.fixes import builders
 rule = Rule(
     "GPU301",
     "gpu-image-pull-always",
-    Severity.WARNING,
-    "A GPU container pulls its multi-gigabyte image on every start (imagePullPolicy: Always).",
+    Severity.NOTE,
+    "A GPU container asks the registry on every start (imagePullPolicy: Always on a pinned image).",
     __doc__,
     fix=FixSafety.UNSAFE,
     reads=mentions("Always"),  # imagePullPolicy: Always
@@ -83,13 +87,14 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if container.data.get("imagePullPolicy") != "Always":
             continue
         ref = parse_image(container.image)
-        if ref is not None and not ref.pinned:
-            continue  # one root cause, one finding: GPU302 reports the unpinned image
+        if ref is None or not ref.pinned:
+            continue  # a placeholder; or unpinned: one root cause, one finding (GPU302)
         yield Report(
             container.path + ("imagePullPolicy",),
-            f"GPU container {container.name!r} pulls {container.image or 'its image'} on every "
-            "start (imagePullPolicy: Always); each scale-up, restart or new node waits for a "
-            "multi-gigabyte pull while its GPUs sit idle; pin the image and use IfNotPresent",
+            f"GPU container {container.name!r} asks the registry for {container.image} on "
+            "every start (imagePullPolicy: Always): a registry outage, an expired pull secret "
+            "or a rate limit keeps a restarting GPU pod from starting, and a push over the "
+            "same tag changes its CUDA stack; IfNotPresent runs the cached image",
             container=container.name,
             fix=builders.pull_if_not_present(container.path, container.image),
         )

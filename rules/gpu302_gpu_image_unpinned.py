@@ -1,15 +1,21 @@
 """
 ## What it checks
 A container holding GPUs (device plugin resources, or a DRA claim of the run
-that hands out GPUs) whose image has no tag or the tag `latest`
-(`vllm/vllm-openai`, `pytorch/pytorch:latest`). A digest
-(`@sha256:...`) counts as pinned, with or without a tag. An image that is
+that hands out GPUs) in a **server** whose image has no tag, the tag
+`latest`, or a tag that names no version (`vllm/vllm-openai`,
+`pytorch/pytorch:latest`, `:nightly`, `:serving-gpu`, `:latest-intel`: a tag
+with no digit, or with the word `latest`). A digest (`@sha256:...`) counts as
+pinned, with or without a tag. What a pod is for is read from what it runs
+(`gpulint/model/workloads/purpose.py`, as GPU106 does): batch runs (Jobs,
+training jobs, bare Pods that serve nothing) are reported only with the
+option `batch: true`; benchmarks and probes (`gpu_burn`, the nccl-tests
+binaries, `nvidia-smi`, `sleep`) never, nor a container whose image is loaded
+by hand (`imagePullPolicy: Never`: no registry tag to pin), nor a classic init
+container (it runs once before the work; a GPU held there is GPU105's). An image that is
 still a placeholder (`${IMAGE}`, `<your-registry>/server`,
 `REPLACE_MODEL_SERVER_IMAGE`) is left to whoever fills it in. With
 `imagePullPolicy: Always` as well, this one finding names both (GPU301 stays
-silent: pinning comes first). A container that only probes the GPU or waits
-(`nvidia-smi`, `sleep`: `gpulint/model/workloads/probe.py`) is left alone: it uses no CUDA
-or framework of its image.
+silent: pinning comes first).
 
 An image the linted repository publishes itself is a **note**, not a warning:
 such a repository lets its default branch track `:latest` of its own images
@@ -96,30 +102,62 @@ from collections.abc import Iterator
 
 from gpulint.model.gpu.holding import container_holding
 from gpulint.model.gpu.infra import is_infra_container
-from gpulint.model.values.images import parse_image, tag_override
+from gpulint.model.values.images import ImageRef, parse_image, tag_override
 from gpulint.model.workloads.probe import is_probe
-from gpulint.rules.api import Anchor, Context, Report, Resource, Rule, Severity
+from gpulint.model.workloads.purpose import Purpose, pod_purpose
+from gpulint.rules.api import Anchor, Context, Option, PodSpec, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU302",
     "gpu-image-unpinned",
     Severity.WARNING,
-    "A GPU container image has no tag or uses :latest; CUDA and framework versions drift.",
+    "A GPU server's image has no tag or a tag that names no version; CUDA and framework drift.",
     __doc__,
+    options=(
+        Option(
+            "batch",
+            bool,
+            False,
+            "Report batch runs too (jobs, training, bare Pods that serve nothing), not only "
+            "servers.",
+        ),
+    ),
 )
 
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
-    for container in resource.containers:
+    for pod in resource.pod_specs:
+        purpose = pod_purpose(resource, pod)
+        if purpose in (Purpose.PROBE, Purpose.BENCHMARK):
+            continue  # what it measures or checks does not depend on the image's version
+        if purpose is Purpose.BATCH and not ctx.option(rule, "batch"):
+            continue
+        yield from _pod_reports(resource, pod, ctx)
+
+
+def _why(ref: ImageRef) -> str:
+    if ref.tag is None:
+        return "has no tag"
+    if ref.tag == "latest":
+        return "uses the tag latest"
+    return f"uses the tag {ref.tag}, which names no version"
+
+
+def _pod_reports(resource: Resource, pod: PodSpec, ctx: Context) -> Iterator[Report]:
+    for container in pod.containers:
         if not container_holding(container, ctx.profile).any or is_infra_container(container):
             continue
+        if container.is_init and not container.is_sidecar:
+            continue  # runs once before the work (a download, a check): GPU105's question
         if is_probe(container):
             continue  # nvidia-smi or sleep: no CUDA or framework of the image is used
+        if container.data.get("imagePullPolicy") == "Never":
+            continue  # loaded by hand into the node (kind, minikube): no registry tag to pin
         ref = parse_image(container.image)
         if ref is None or ref.pinned:
             continue
-        why = "has no tag" if ref.tag is None else "uses the tag latest"
+        why = _why(ref)
         # Where a kustomization's images: entry wrote the tag, the pin belongs there.
         entry = tag_override(ref, resource.doc) if ref.tag else None
         related = (
@@ -145,7 +183,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if policy == "Always":
             pull = "and imagePullPolicy: Always pulls it again on every start"
             fix = "pin a version tag or a digest and use IfNotPresent"
-        elif policy in ("IfNotPresent", "Never"):
+        elif policy == "IfNotPresent":
             # The policy is kept, so each node runs whichever image it pulled first.
             pull = (
                 f"and, with imagePullPolicy: {policy}, each node runs the version it pulled first"

@@ -4,7 +4,9 @@ The NVIDIA device plugin deployed from a hand-written DaemonSet: a DaemonSet
 that runs the `k8s-device-plugin` image but was neither rendered from the Helm
 chart (no `helm.sh/chart` or `app.kubernetes.io/managed-by: Helm` label, no
 `# Source:` template comment) nor created by the GPU Operator (owned by a
-`ClusterPolicy`).
+`ClusterPolicy`). The plugin's own repository (the linted project publishes
+the image: `gpulint/model/project.py`) is left alone: its reference manifests
+are the quick start this advice is about, written for its users.
 
 ## Why it matters
 The static manifest in the plugin's repository is meant for a quick try. It has
@@ -65,6 +67,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.model.nvidia import containers, recognise
+from gpulint.model.values.images import parse_image
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
@@ -85,6 +88,9 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         return
     for container in containers.plugin_containers(resource):
         if containers.runs_plugin(container):
+            ref = parse_image(container.image)
+            if ref is not None and ctx.project.publisher(ref) is not None:
+                return  # the plugin's own repository: its reference manifests are for users
             yield Report(
                 container.path + ("image",),
                 f"DaemonSet {resource.name} runs the device plugin ({container.image}) from a "

@@ -4,7 +4,9 @@ A device plugin or GPU feature discovery container (NVIDIA's
 `k8s-device-plugin` image) without a CPU request, a memory request and a
 memory limit. In the device plugin chart's values and the GPU Operator's
 `devicePlugin.resources`, a `resources` block that is set but misses one of
-them.
+them. The plugin's own repository (the linted project publishes the image:
+`gpulint/model/project.py`) is left alone: its reference manifests leave
+sizing to whoever installs them, as its chart does.
 
 ## Why it matters
 Without requests the plugin pod is BestEffort: under memory pressure the
@@ -77,6 +79,7 @@ from typing import Any
 
 from gpulint.model.nvidia import containers, operator, recognise
 from gpulint.model.nvidia.configs import at_path
+from gpulint.model.values.images import parse_image
 from gpulint.rules.api import (
     Container,
     Context,
@@ -126,6 +129,9 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         yield from _set_but_incomplete(view.field("devicePlugin", "resources"), "devicePlugin")
         return
     for container in containers.plugin_containers(resource):
+        ref = parse_image(container.image)
+        if ref is not None and ctx.project.publisher(ref) is not None:
+            continue  # the plugin's own repository: sizing is left to whoever installs it
         gaps = missing(container.data.get("resources"))
         gfd = not containers.runs_plugin(container)
         if gaps:

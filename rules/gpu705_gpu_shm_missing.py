@@ -25,7 +25,8 @@ Trainer runtime whose torch policy starts one process per GPU (`numProcPerNode`
 `auto`, its default): NCCL's shared-memory transport between those ranks lives
 in `/dev/shm`. Otherwise (one GPU per pod, or several GPUs driven by one
 process as far as the manifest says) only DataLoader workers would need more
-than 64 MiB, which the manifest cannot tell: a note.
+than 64 MiB, which the manifest cannot tell: a note, reported only with the
+option `single-rank: true`.
 
 ## Why it matters
 A container's `/dev/shm` is 64 MiB unless something bigger is mounted there,
@@ -104,6 +105,7 @@ from gpulint.rules.api import (
     Container,
     Context,
     FixSafety,
+    Option,
     PodSpec,
     Report,
     Resource,
@@ -119,6 +121,15 @@ rule = Rule(
     "A multi-GPU or distributed pod has only the 64 MiB default /dev/shm.",
     __doc__,
     fix=FixSafety.UNSAFE,
+    options=(
+        Option(
+            "single-rank",
+            bool,
+            False,
+            "Report, as notes, pods where no two ranks are known to share the pod (one GPU, or "
+            "several driven by one process): only DataLoader workers could fill /dev/shm there.",
+        ),
+    ),
 )
 
 SHM = "/dev/shm"
@@ -204,8 +215,10 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             continue
         reason, by_count = found
         # A warning where ranks certainly share this pod's /dev/shm; otherwise only
-        # DataLoader workers would need it, which the manifest cannot tell: advice.
+        # DataLoader workers would need it, which the manifest cannot tell: advice, on request.
         severity = None if _ranks_share_the_pod(pod, resource, held) else Severity.NOTE
+        if severity is Severity.NOTE and not ctx.option(rule, "single-rank"):
+            continue
         for container in pod.regular_containers():
             if is_infra_container(container) or is_probe(container):
                 continue  # a probe (nvidia-smi, sleep) puts nothing in /dev/shm

@@ -5,9 +5,14 @@ way, `${VAR}` or `$VAR`. Kubernetes expands only `$(VAR)`, and only for
 variables defined earlier in the same container (`$$` escapes a `$`).
 
 Not reported: a value that is nothing but one reference (`value: $HF_TOKEN`,
-an `envsubst` placeholder in a file that is a template), and options meant
+an `envsubst` placeholder in a file that is a template), options meant
 for a launcher script (a variable named `*_ARGS`, `*_OPTS`, `*_OPTIONS`,
-`*_FLAGS`, or a value starting with `-`), which such scripts often `eval`.
+`*_FLAGS`, or a value starting with `-`), which such scripts often `eval`,
+and a path list that refers only to itself where nothing it needs is lost:
+`PATH: $PATH:/usr/bin:/opt/x/bin` (it still lists `/usr/bin`), or
+`LD_LIBRARY_PATH: $LD_LIBRARY_PATH:/opt/x/lib` in a container that holds no
+GPU (the image's entries a CUDA program needs are the driver's, mounted for
+GPU containers only).
 
 ## Why it matters
 No shell reads `env` values: the kubelet passes them to the container as they
@@ -109,6 +114,21 @@ def meant_for_a_shell(name: str, value: str) -> bool:
     return bool(is_sole_placeholder(text) or _ARGS_NAME.search(name) or text.startswith("-"))
 
 
+def _entries_kept(name: str, value: str, holds_gpus: bool) -> bool:
+    """A path list that refers only to its own old value (``PATH: $PATH:/opt/x/bin``) loses
+    the entries the image set; whether that harms is read from the rest of the value:
+    ``PATH`` keeps working while it still lists ``/usr/bin``, and ``LD_LIBRARY_PATH`` of a
+    container without GPUs loses no driver libraries (CUDA images list
+    ``/usr/local/nvidia/lib64`` there for the driver the toolkit mounts)."""
+    refs = {m.group(1) or m.group(2) for m in _SHELL_REF.finditer(value) if m.group(0) != "$$"}
+    if refs != {name}:
+        return False
+    entries = set(value.split(":"))
+    if name == "PATH":
+        return "/usr/bin" in entries
+    return name == "LD_LIBRARY_PATH" and not holds_gpus
+
+
 def shell_references(value: str) -> list[str]:
     """The shell-style references in a value, as written (``${HOME}``, ``$HOME``)."""
     return [m.group(0) for m in _SHELL_REF.finditer(value) if m.group(0) != "$$"]
@@ -129,6 +149,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             found = shell_references(item["value"])
             if not found or meant_for_a_shell(name, item["value"]):
                 continue
+            if _entries_kept(name, item["value"], bool(container.gpus)):
+                continue  # the literal is dead text, and what the program needs is listed
             names = ", ".join(dict.fromkeys(found))
             yield Report(
                 container.path + ("env", i, "value"),

@@ -115,11 +115,30 @@ KNOWN_CLUSTER = (
 )
 
 
+def lint_with(
+    tmp_path: Path, config_text: str, text: str, *args: str, name: str = "manifest.yaml"
+) -> list[dict]:
+    """:func:`lint` with ``config_text`` as the config file (``--config``)."""
+    config = tmp_path / "test.gpulint.yaml"
+    config.write_text(config_text)
+    return lint(tmp_path, text, *args, "--config", str(config), name=name)
+
+
 def lint_known(tmp_path: Path, text: str, *args: str, name: str = "manifest.yaml") -> list[dict]:
     """:func:`lint` with :data:`KNOWN_CLUSTER` as the config file."""
-    config = tmp_path / "known-cluster.gpulint.yaml"
-    config.write_text(KNOWN_CLUSTER)
-    return lint(tmp_path, text, *args, "--config", str(config), name=name)
+    return lint_with(tmp_path, KNOWN_CLUSTER, text, *args, name=name)
+
+
+# GPU106 with its option `batch: true`: batch runs (Jobs, training jobs, bare Pods) are
+# reported too, for tests that read through GPU106 whether a pod is a probe or a benchmark.
+BATCH_TOO = "rules:\n  GPU106:\n    batch: true\n"
+# GPU106 with its option `burstable: true`: Burstable GPU pods are reported as notes.
+BURSTABLE_TOO = "rules:\n  GPU106:\n    burstable: true\n"
+
+
+def lint_batch(tmp_path: Path, text: str, *args: str, name: str = "manifest.yaml") -> list[dict]:
+    """:func:`lint` with :data:`BATCH_TOO` as the config file."""
+    return lint_with(tmp_path, BATCH_TOO, text, *args, name=name)
 
 
 def where(findings: list[dict], code: str | None = None) -> list[tuple[str, int, int]]:
@@ -326,7 +345,7 @@ metadata:
 spec:
   containers:
     - name: trainer
-      image: nvcr.io/nvidia/pytorch:24.05-py3
+      image: vllm/vllm-openai:v0.6.3
       resources:
         requests:
           nvidia.com/gpu: 1
@@ -352,7 +371,7 @@ metadata:
 spec:
   containers:
     - name: c
-      image: nvcr.io/nvidia/pytorch:24.05-py3
+      image: vllm/vllm-openai:v0.6.3
       resources:
         requests: {nvidia.com/gpu: 1}
         limits: LIMIT

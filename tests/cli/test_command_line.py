@@ -23,7 +23,7 @@ metadata:
 spec:
   containers:
     - name: trainer
-      image: nvcr.io/nvidia/pytorch:24.05-py3
+      image: vllm/vllm-openai:v0.6.3
       resources:
         requests:
           nvidia.com/gpu: 1

@@ -394,7 +394,7 @@ custom-rules:
     target: Container
     schema:
       $defs:
-        pinned: {type: string, pattern: ":[0-9]"}
+        pinned: {type: string, pattern: ":v?[0-9]"}
       properties:
         image:
           $ref: "REF"
@@ -520,7 +520,7 @@ metadata:
 spec:
   containers:
     - name: "c\\n::add-mask::x"
-      image: nvcr.io/nvidia/pytorch:24.05-py3
+      image: vllm/vllm-openai:v0.6.3
       resources:
         requests: {nvidia.com/gpu: 1}
 """
@@ -556,7 +556,7 @@ metadata:
 spec:
   containers:
     - name: c
-      image: nvcr.io/nvidia/pytorch:24.05-py3
+      image: vllm/vllm-openai:v0.6.3
       resources:
         requests:
           nvidia.com/gpu: 1  # gpulint: disable=DIRECTIVE
@@ -619,7 +619,7 @@ metadata: {{name: p}}
 spec:
   containers:
     - name: c
-      image: nvcr.io/nvidia/pytorch:24.05-py3
+      image: vllm/vllm-openai:v0.6.3
       env:
         - name: A
           value: &v "{value}"

@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 
 from tests.helpers import (
+    BATCH_TOO,
     REQUEST_POD,
     annotated,
     run_cli,
@@ -269,8 +270,9 @@ def test_kustomize_origin_file_comments_and_annotations(tmp_path, monkeypatch):
     (tmp_path / "overlay" / "kustomization.yaml").write_text(
         "resources:\n  - ../base\nnamespace: ml\n"
     )
+    (tmp_path / "batch.gpulint.yaml").write_text(BATCH_TOO)  # GPU106 judges Jobs too
     args = ("check", "--format", "json", "--select", "GPU001,GPU002,GPU101,GPU106")
-    result = run_cli(*args, "base", "overlay")
+    result = run_cli(*args, "--config", "batch.gpulint.yaml", "base", "overlay")
     report = json.loads(result.stdout)
     assert report["errors"] == [] and result.exit_code == 0
     # Both renders point at the base file; every finding is silenced, no note is left.

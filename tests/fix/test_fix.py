@@ -59,6 +59,7 @@ RICH = (
     "  containers:\n"
     "    - name: trainer\n"
     "      image: nvcr.io/nvidia/pytorch:24.05-py3\n"
+    "      command: [torchrun, --nproc-per-node=2, train.py]\n"
     "      resources:\n"
     "        limits:\n"
     "          nvidia.com/gpu: 2\n"
@@ -72,10 +73,10 @@ RICH_CHANGED = {
 }
 RICH_INSERTED = {
     26: "            limits:\n              nvidia.com/gpu: 1\n",
-    42: "      volumeMounts:\n        - name: dshm\n          mountPath: /dev/shm\n"
+    43: "      volumeMounts:\n        - name: dshm\n          mountPath: /dev/shm\n"
     "  volumes:\n    - name: dshm\n      emptyDir:\n        medium: Memory\n",
 }
-RICH_DELETED = {41}
+RICH_DELETED = {42}
 
 
 def expected_rich(newline: str) -> bytes:

@@ -101,12 +101,11 @@ def test_gpu706_only_for_variables_defined_earlier(tmp_path):
     assert fixes(tmp_path, POD.format(image="i:1", extra=extra), "GPU706") == [None]
 
 
-def test_gpu301_no_fix_when_the_image_is_not_known_to_be_pinned(tmp_path):
-    # An image still to be filled in: GPU301 reports the pull policy, but IfNotPresent
-    # is only certain for an image known to be pinned.
+def test_gpu301_leaves_an_image_still_to_be_filled_in(tmp_path):
+    # A placeholder is not a value: whether it names a version is unknown.
     extra = "      imagePullPolicy: Always\n      resources: {limits: {nvidia.com/gpu: 1}}\n"
-    text = POD.format(image="$(IMAGE)", extra=extra)
-    assert fixes(tmp_path, text, "GPU301") == [None]
+    assert fixes(tmp_path, POD.format(image="$(IMAGE)", extra=extra), "GPU301") == []
+    assert fixes(tmp_path, POD.format(image="i:1", extra=extra), "GPU301") != []
 
 
 def test_gpu102_copies_the_limit_as_written(tmp_path):
@@ -132,16 +131,20 @@ def test_gpu102_is_not_applied_without_unsafe_fixes(tmp_path):
 def test_gpu705_mounts_an_existing_dshm_volume_in_the_second_container(tmp_path):
     text = (
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
-        "  - name: a\n    image: i:1\n    resources: {limits: {nvidia.com/gpu: 2}}\n"
-        "  - name: b\n    image: i:1\n    resources: {limits: {nvidia.com/gpu: 2}}\n"
+        "  - name: a\n    image: i:1\n    command: [torchrun, t.py]\n"
+        "    resources: {limits: {nvidia.com/gpu: 2}}\n"
+        "  - name: b\n    image: i:1\n    command: [torchrun, t.py]\n"
+        "    resources: {limits: {nvidia.com/gpu: 2}}\n"
         "    volumeMounts:\n    - {name: data, mountPath: /data}\n"
         "  volumes:\n  - name: data\n    emptyDir: {}\n"
     )
     assert fixed(tmp_path, text, "GPU705", "--unsafe-fixes") == (
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
-        "  - name: a\n    image: i:1\n    resources: {limits: {nvidia.com/gpu: 2}}\n"
+        "  - name: a\n    image: i:1\n    command: [torchrun, t.py]\n"
+        "    resources: {limits: {nvidia.com/gpu: 2}}\n"
         "    volumeMounts:\n    - name: dshm\n      mountPath: /dev/shm\n"
-        "  - name: b\n    image: i:1\n    resources: {limits: {nvidia.com/gpu: 2}}\n"
+        "  - name: b\n    image: i:1\n    command: [torchrun, t.py]\n"
+        "    resources: {limits: {nvidia.com/gpu: 2}}\n"
         "    volumeMounts:\n    - {name: data, mountPath: /data}\n"
         "    - name: dshm\n      mountPath: /dev/shm\n"
         "  volumes:\n  - name: data\n    emptyDir: {}\n"

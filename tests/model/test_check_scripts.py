@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gpulint.model.workloads.probe import is_check_script
-from tests.helpers import lint, where
+from tests.helpers import lint_batch, lint_with, where
 
 
 @pytest.mark.parametrize(
@@ -65,29 +65,32 @@ spec:
 
 def test_a_check_script_as_the_command_is_a_probe(tmp_path):
     text = _POD.format(command="python3, /opt/check_cuda.py")
-    assert lint(tmp_path, text, "--select", "GPU106") == []
+    assert lint_batch(tmp_path, text, "--select", "GPU106") == []
 
 
 def test_a_check_script_in_a_shell_script_is_a_probe(tmp_path):
     text = _POD.format(command='sh, -c, "python gpu-test.py && sleep 10"')
-    assert lint(tmp_path, text, "--select", "GPU106") == []
+    assert lint_batch(tmp_path, text, "--select", "GPU106") == []
 
 
 def test_a_work_script_is_not_a_probe(tmp_path):
-    found = lint(tmp_path, _POD.format(command="python3, gpu_train.py"), "--select", "GPU106")
+    found = lint_batch(tmp_path, _POD.format(command="python3, gpu_train.py"), "--select", "GPU106")
     assert where(found) == [("GPU106", 14, 13)]
     assert found[0]["severity"] == "warning"
 
 
 def test_a_check_script_next_to_work_is_not_a_probe(tmp_path):
     text = _POD.format(command='sh, -c, "python gpu-test.py; python train.py"')
-    assert where(lint(tmp_path, text, "--select", "GPU106")) == [("GPU106", 14, 13)]
+    assert where(lint_batch(tmp_path, text, "--select", "GPU106")) == [("GPU106", 14, 13)]
 
 
-def test_a_check_script_keeps_its_image_pinned(tmp_path):
-    # GPU302 asks is_probe without scripts: a Python check imports its image's CUDA.
-    text = _POD.format(command="python3, check_cuda.py").replace(":1.0", ":latest")
-    assert where(lint(tmp_path, text, "--select", "GPU302")) == [("GPU302", 11, 11)]
+def test_a_check_script_pod_is_a_probe_for_gpu302_too(tmp_path):
+    # What a check checks does not depend on the image's version; a training script's does.
+    config = "rules:\n  GPU302:\n    batch: true\n"
+    check = _POD.format(command="python3, check_cuda.py").replace(":1.0", ":latest")
+    assert lint_with(tmp_path, config, check, "--select", "GPU302") == []
+    work = check.replace("check_cuda.py", "train.py")
+    assert where(lint_with(tmp_path, config, work, "--select", "GPU302")) == [("GPU302", 11, 11)]
 
 
 _VOLCANO = """\
@@ -134,10 +137,10 @@ spec:
 
 def test_workers_of_a_launcher_running_a_check_script_are_probes(tmp_path):
     text = _VOLCANO.format(script="/tmp/gpu-test.py")
-    assert lint(tmp_path, text, "--select", "GPU106") == []
+    assert lint_batch(tmp_path, text, "--select", "GPU106") == []
 
 
 def test_workers_of_a_launcher_running_a_work_script_are_work(tmp_path):
-    found = lint(tmp_path, _VOLCANO.format(script="/tmp/train.py"), "--select", "GPU106")
+    found = lint_batch(tmp_path, _VOLCANO.format(script="/tmp/train.py"), "--select", "GPU106")
     assert where(found) == [("GPU106", 37, 17)]
     assert found[0]["severity"] == "warning"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import textwrap
 
-from tests.helpers import lint, lint_known, run_cli, where
+from tests.helpers import BURSTABLE_TOO, lint, lint_known, lint_with, run_cli, where
 
 DYNAMO_V1ALPHA1 = """\
     apiVersion: nvidia.com/v1alpha1
@@ -174,8 +174,12 @@ MODEL_SERVICE = """\
 
 def test_model_service_decode_and_prefill_are_pods_with_roles(tmp_path):
     findings = lint(tmp_path, MODEL_SERVICE, "--select", "GPU101,GPU106")
+    assert where(findings) == [("GPU106", 18, 9), ("GPU101", 20, 13)]  # decode is BestEffort
+    # prefill is Burstable (cpu request 4 != limit 8, no memory): a note on request
+    findings = lint_with(tmp_path, BURSTABLE_TOO, MODEL_SERVICE, "--select", "GPU101,GPU106")
     assert where(findings) == [("GPU106", 18, 9), ("GPU101", 20, 13), ("GPU106", 26, 11)]
     assert [f["container"] for f in findings] == ["decode/vllm", "decode/vllm", "prefill/vllm"]
+    assert [f["severity"] for f in findings] == ["warning", "error", "note"]
 
 
 def test_model_service_accelerator_types_select_gpu_nodes(tmp_path):
@@ -322,7 +326,9 @@ KUBEAI_VALUES = """\
 
 
 def test_kubeai_resource_profiles_are_read_as_pods(tmp_path):
-    findings = lint(tmp_path, KUBEAI_VALUES, "--select", "GPU101,GPU106", name="values.yaml")
+    findings = lint_with(
+        tmp_path, BURSTABLE_TOO, KUBEAI_VALUES, "--select", "GPU101,GPU106", name="values.yaml"
+    )
     assert where(findings) == [("GPU106", 6, 3), ("GPU101", 9, 7), ("GPU106", 16, 5)]
     assert [f["resource"]["name"] for f in findings] == [
         "nvidia-gpu-l4",
@@ -351,7 +357,10 @@ def test_dynamo_v1beta1_shared_memory_size_zero_turns_the_operator_shm_off(tmp_p
     off = two.replace(
         "          replicas: 2\n", '          replicas: 2\n          sharedMemorySize: "0"\n'
     )
-    findings = lint(tmp_path, off, "--select", "GPU705")
+    # two GPUs, one process as far as the manifest says: a note, on request
+    assert lint(tmp_path, off, "--select", "GPU705") == []
+    single_rank = "rules:\n  GPU705:\n    single-rank: true\n"
+    findings = lint_with(tmp_path, single_rank, off, "--select", "GPU705")
     assert where(findings) == [("GPU705", 14, 15)]
     assert findings[0]["container"] == "decode/main"
 
@@ -373,6 +382,7 @@ def test_dynamo_cpu_memory_left_out_is_not_judged(tmp_path):
         '            requests:\n              gpu: "2"\n',
         '            requests:\n              gpu: "2"\n              cpu: "4"\n',
     )
-    found = lint(tmp_path, half, "--select", "GPU106")
+    assert lint(tmp_path, half, "--select", "GPU106") == []  # Burstable: by default, no finding
+    found = lint_with(tmp_path, BURSTABLE_TOO, half, "--select", "GPU106")
     assert where(found) == [("GPU106", 13, 7)]
     assert "no cpu limit" in found[0]["message"]

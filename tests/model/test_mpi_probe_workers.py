@@ -3,7 +3,7 @@ there makes them probes (GPU106 and GPU201 leave them alone), a training script 
 
 from __future__ import annotations
 
-from tests.helpers import lint, where
+from tests.helpers import lint_batch, where
 
 _MPIJOB = """\
 apiVersion: kubeflow.org/v2beta1
@@ -38,11 +38,11 @@ spec:
 
 
 def test_workers_of_a_probe_launcher_are_probes(tmp_path):
-    assert lint(tmp_path, _MPIJOB.format(program="nvbandwidth"), "--select", "GPU106") == []
+    assert lint_batch(tmp_path, _MPIJOB.format(program="nvbandwidth"), "--select", "GPU106") == []
 
 
 def test_workers_of_a_training_launcher_are_work(tmp_path):
-    found = lint(tmp_path, _MPIJOB.format(program="python3"), "--select", "GPU106")
+    found = lint_batch(tmp_path, _MPIJOB.format(program="python3"), "--select", "GPU106")
     assert where(found) == [("GPU106", 27, 17)]
     assert found[0]["severity"] == "warning"
 
@@ -52,5 +52,5 @@ def test_workers_running_more_than_sshd_are_judged_by_their_own_command(tmp_path
         "command: [/usr/sbin/sshd]\n              args: [-De]",
         'command: [bash, -c, "/usr/sbin/sshd; python3 train.py"]',
     )
-    found = lint(tmp_path, text, "--select", "GPU106")
+    found = lint_batch(tmp_path, text, "--select", "GPU106")
     assert where(found) == [("GPU106", 26, 17)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import lint, where
+from tests.helpers import lint_batch, where
 
 _JOB = """\
 apiVersion: batch/v1
@@ -36,7 +36,7 @@ spec:
     ],
 )
 def test_work_behind_a_prefix_is_work(tmp_path, command):
-    found = lint(tmp_path, _JOB.format(command=command), "--select", "GPU106")
+    found = lint_batch(tmp_path, _JOB.format(command=command), "--select", "GPU106")
     assert where(found) == [("GPU106", 14, 13)]
 
 
@@ -49,4 +49,4 @@ def test_work_behind_a_prefix_is_work(tmp_path, command):
     ],
 )
 def test_probes_behind_a_prefix_are_probes(tmp_path, command):
-    assert lint(tmp_path, _JOB.format(command=command), "--select", "GPU106") == []
+    assert lint_batch(tmp_path, _JOB.format(command=command), "--select", "GPU106") == []

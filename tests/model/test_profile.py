@@ -10,6 +10,7 @@ from gpulint.model.cluster_profile import (
     decide,
 )
 from tests.helpers import (
+    BATCH_TOO,
     GPU_NODEPOOL,
     findings_json,
     gpu_node,
@@ -206,7 +207,9 @@ def test_probes_and_placeholders_are_left_to_run_on_any_gpu(tmp_path):
     loop = job("loop", '          args: ["while true; do nvidia-smi -L; sleep 10; done"]\n')
     work = job("train", '          command: [sh, -c, "nvidia-smi && python train.py"]\n')
     paths = write_files(tmp_path, probe=probe, loop=loop, work=work, pool=GPU_NODEPOOL)
-    report = findings_json(*paths, "--select", "GPU106,GPU201")
+    (tmp_path / "batch.gpulint.yaml").write_text(BATCH_TOO)  # GPU106 judges Jobs too
+    config = str(tmp_path / "batch.gpulint.yaml")
+    report = findings_json(*paths, "--select", "GPU106,GPU201", "--config", config)
     found = sorted((f["path"].rsplit("/", 1)[1], f["code"]) for f in report["findings"])
     assert found == [("work.yaml", "GPU106"), ("work.yaml", "GPU201")]
 

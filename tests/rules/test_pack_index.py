@@ -71,7 +71,7 @@ def test_a_collector_only_rule_reports_only_where_its_partner_is_written():
     assert gpu101.reads_trigger() is None  # it checks every resource
 
 
-POD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\nspec:\n  containers:\n  - name: c\n    image: x:1\n    resources:\n      limits:\n        nvidia.com/gpu: 1\n"  # noqa: E501
+POD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\nspec:\n  containers:\n  - name: c\n    image: vllm/vllm-openai:v0.6.3\n    resources:\n      limits:\n        nvidia.com/gpu: 1\n"  # noqa: E501
 CONTAINERD = """\
 version = 3
 [plugins."io.containerd.cri.v1.runtime".containerd]

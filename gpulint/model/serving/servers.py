@@ -27,6 +27,12 @@ SERVING_KINDS = frozenset(
         "NIMService",
         "Service",  # Knative Serving (a core Service has no pod spec)
         "Rollout",
+        "ModelService",  # llm-d
+        "ResourceProfile",  # KubeAI's model server pods (values read as a kind)
+        "DynamoGraphDeployment",
+        "DynamoComponentDeployment",
+        "SeldonDeployment",
+        "Notebook",  # Kubeflow: kept running while someone works in it
     }
 )
 BATCH_KINDS = frozenset(

@@ -7,6 +7,7 @@ a tag follows the last ``:`` after the last ``/``; a digest follows ``@``.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from gpulint.core.findings import Location
@@ -16,6 +17,7 @@ from gpulint.model.values import placeholders
 # Beyond the placeholders the shared recogniser names, characters no image reference holds
 # (a half-written `<registry`, `${`, `%`): not a reference yet, so nothing to judge.
 _NOT_IN_A_REFERENCE = frozenset("$<>%{}")
+_WORD = re.compile(r"[-_.]")
 
 
 @record(frozen=True)
@@ -29,8 +31,13 @@ class ImageRef:
 
     @property
     def pinned(self) -> bool:
-        """A digest, or a tag other than ``latest``."""
-        return self.digest is not None or (self.tag is not None and self.tag != "latest")
+        """A digest, or a tag that names a version: it holds a digit and no word
+        ``latest`` (``nightly``, ``main``, ``serving-gpu``, ``latest-intel`` move)."""
+        if self.digest is not None:
+            return True
+        if self.tag is None or not any(c.isdigit() for c in self.tag):
+            return False
+        return "latest" not in _WORD.split(self.tag.lower())
 
 
 @record(frozen=True, slots=True)

@@ -27,10 +27,8 @@ An MPI worker that only runs ``sshd`` (its launcher's ``mpirun`` sends it the wo
 ssh: MPIJob, a Volcano job with the ssh plugin) does what its launcher's program does: it
 is a probe when every launcher of the same object runs a probe under ``mpirun``.
 
-A bare Pod that runs once (``restartPolicy: Never`` or ``OnFailure``, no controller to
-recreate it) is a one-off run: a smoke test, an example, a debugging session. Production
-work runs under a controller (a Deployment, a Job, an operator's CRD), where a pod lives
-long enough to meet node pressure; GPU106 says less about the one-off kind.
+A pod whose GPU containers run the ``pause`` image holds GPUs and runs nothing: a probe
+too (a placeholder that reserves a node, a scheduling test).
 """
 
 from __future__ import annotations
@@ -39,6 +37,7 @@ import re
 
 from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.model.serving.parallelism import arguments
+from gpulint.model.values.images import parse_image
 
 _SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "busybox"})
 # Shell syntax after which the next word is a program again.
@@ -135,15 +134,26 @@ def is_probe(container: Container, scripts: bool = False) -> bool:
     ``scripts``, a GPU check script counts as a probe too."""
     if "command" not in container.data and container.image.startswith(_SAMPLE_IMAGES):
         return True  # the sample is the entrypoint; args are its flags
+    if "command" not in container.data and _is_pause_image(container.image):
+        return True  # the pause container only sleeps (a pod that holds nodes for a test)
     runs = _runs([arg.text for arg in arguments(container)])
     return bool(runs) and all(_probe_run(name, args, scripts) for name, args in runs)
 
 
+def _is_pause_image(image: str) -> bool:
+    """``registry.k8s.io/pause:3.9`` and its mirrors: the pod sandbox's do-nothing image."""
+    ref = parse_image(image)
+    return ref is not None and ref.repository.rsplit("/", 1)[-1] == "pause"
+
+
 def is_probe_pod(pod: PodSpec, resource: Resource | None = None) -> bool:
-    """Whether every GPU container of the pod is a probe (a GPU check script included) or a
-    placeholder, or (given its ``resource``) an MPI worker whose launchers run probes (see
-    the module docstring)."""
+    """Whether every GPU container that runs the pod's work is a probe (a GPU check script
+    included) or a placeholder, or (given its ``resource``) an MPI worker whose launchers run
+    probes (see the module docstring). The work is the app containers and sidecars: a classic
+    init container runs once before it (counted only when nothing else holds a GPU)."""
     holders = [c for c in pod.containers if c.gpus]
+    working = [c for c in holders if not c.is_init or c.is_sidecar]
+    holders = working or holders
     if not holders:
         return False
     if all(is_probe(c, scripts=True) for c in holders):
@@ -177,12 +187,3 @@ def _launches_probe(words: list[str], names: list[str]) -> bool:
     return any(
         name in _PROBES or is_check_script(name, words[i + 1 :]) for i, name in enumerate(names)
     )
-
-
-def is_one_off_pod(resource: Resource) -> bool:
-    """Whether ``resource`` is a bare core/v1 Pod that runs once (see the module docstring);
-    a Pod's restartPolicy defaults to Always (a long-running pod)."""
-    if resource.kind != "Pod" or resource.api_version != "v1":
-        return False
-    spec = resource.obj.get("spec")
-    return isinstance(spec, dict) and spec.get("restartPolicy") in ("Never", "OnFailure")

@@ -9,14 +9,14 @@ from pathlib import Path
 from tests.helpers import findings_json, where
 
 _JOB = """\
-apiVersion: batch/v1
-kind: Job
+apiVersion: apps/v1
+kind: Deployment
 metadata:
-  name: train
+  name: serve
 spec:
   template:
     spec:
-      restartPolicy: Never
+      restartPolicy: Always
       containers:
         - name: train
           image: ghcr.io/acme/trainer/runtime:latest

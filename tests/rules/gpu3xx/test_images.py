@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpulint.model.values.images import parse_image
-from tests.helpers import lint, where
+from tests.helpers import lint, lint_with, where
 
 
 def _pod(*containers: tuple[str, str, bool]) -> str:
@@ -28,7 +28,7 @@ def test_gpu301_always_on_gpu_containers_only(tmp_path):
     found = lint(tmp_path, text, "--select", "GPU301")
     assert where(found) == [("GPU301", 9, 7)]
     assert "tritonserver:24.05-py3" in found[0]["message"]
-    assert found[0]["severity"] == "warning"
+    assert found[0]["severity"] == "note"  # cached layers are reused: a registry round-trip
 
 
 def test_gpu301_skips_gpu_infrastructure(tmp_path):
@@ -111,11 +111,10 @@ def test_latest_with_pull_always_is_one_finding(tmp_path):
     assert "use IfNotPresent" in found[1]["message"]
 
 
-def test_gpu301_still_reports_always_on_a_placeholder_image(tmp_path):
-    # The policy is a value the run knows even when the image is still to be filled in.
-    text = _pod(("<your-registry>/server", "Always", True))
-    found = lint(tmp_path, text, "--select", "GPU301,GPU302")
-    assert where(found) == [("GPU301", 9, 7)]
+def test_gpu301_leaves_a_placeholder_image_to_whoever_fills_it_in(tmp_path):
+    # Whether `Always` costs anything depends on the tag, and a placeholder has none yet.
+    text = _pod(("<your-registry>/server", "Always", True), ("${REGISTRY}/x:1.0", "Always", True))
+    assert lint(tmp_path, text, "--select", "GPU301,GPU302") == []
 
 
 @pytest.mark.parametrize(
@@ -138,5 +137,83 @@ def test_gpu302_leaves_placeholders_alone(tmp_path, image):
 
 @pytest.mark.parametrize("image", ["nvcr.io/nvidia/todo-server", "replace/server:latest"])
 def test_gpu302_words_in_lower_case_are_ordinary_names(tmp_path, image):
-    found = lint(tmp_path, _pod((image, "", True)), "--select", "GPU302")
+    # a bare Pod that serves nothing is a batch run: the option `batch` reports it
+    found = lint_with(tmp_path, _BATCH_TOO, _pod((image, "", True)), "--select", "GPU302")
     assert where(found) == [("GPU302", 8, 7)]
+    assert lint(tmp_path, _pod((image, "", True)), "--select", "GPU302") == []
+
+
+_BATCH_TOO = "rules:\n  GPU302:\n    batch: true\n"
+
+
+@pytest.mark.parametrize(
+    ("tag", "moves"),
+    [
+        ("nightly", True),
+        ("serving-gpu", True),
+        ("latest-intel", True),
+        ("v2-latest", True),
+        ("main", True),
+        ("24.05-py3", False),
+        ("cuda12", False),
+        ("nightly-2024-05-01", False),
+    ],
+)
+def test_gpu302_a_tag_that_names_no_version_moves(tmp_path, tag, moves):
+    found = lint(tmp_path, _pod((f"vllm/vllm-openai:{tag}", "", True)), "--select", "GPU302")
+    assert where(found) == ([("GPU302", 8, 7)] if moves else [])
+    if moves and tag not in ("latest",):
+        assert f"uses the tag {tag}, which names no version" in found[0]["message"]
+
+
+_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: run
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: main
+          image: {image}
+          command: [{command}]
+          imagePullPolicy: {policy}
+          resources:
+            limits:
+              nvidia.com/gpu: 8
+"""
+
+
+def test_gpu302_judges_servers_by_default_and_batch_runs_with_the_option(tmp_path):
+    job = _JOB.format(image="nvcr.io/nvidia/pytorch:latest", command="torchrun, train.py",
+                      policy="IfNotPresent")  # fmt: skip
+    assert lint(tmp_path, job, "--select", "GPU302") == []
+    assert where(lint_with(tmp_path, _BATCH_TOO, job, "--select", "GPU302")) == [("GPU302", 11, 11)]
+
+
+@pytest.mark.parametrize(
+    ("image", "command", "policy"),
+    [
+        ("ghcr.io/example/nccl-tests:latest", "all_reduce_perf, -b, 8, -e, 8G", "IfNotPresent"),
+        ("example/gpu-burn:latest", "/app/gpu_burn, '120'", "Always"),
+        ("nvcr.io/nvidia/pytorch:latest", "torchrun, train.py", "Never"),  # loaded by hand
+    ],
+)
+def test_gpu302_leaves_benchmarks_and_hand_loaded_images_alone(tmp_path, image, command, policy):
+    job = _JOB.format(image=image, command=command, policy=policy)
+    assert lint_with(tmp_path, _BATCH_TOO, job, "--select", "GPU301,GPU302") == []
+
+
+def test_gpu302_leaves_a_classic_init_container_to_gpu105(tmp_path):
+    text = _pod(("vllm/vllm-openai:v0.6.3", "", True)).replace(
+        "  containers:\n",
+        "  initContainers:\n    - name: fetch\n      image: ghcr.io/example/fetch:latest\n"
+        "      resources: {limits: {nvidia.com/gpu: 1}}\n  containers:\n",
+    )
+    assert lint(tmp_path, text, "--select", "GPU302") == []
+    sidecar = text.replace(
+        "    - name: fetch\n", "    - name: fetch\n      restartPolicy: Always\n"
+    )
+    assert where(lint(tmp_path, sidecar, "--select", "GPU302")) == [("GPU302", 9, 7)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import CORPUS as SHARED_CORPUS
-from tests.helpers import findings_json, lint, where
+from tests.helpers import findings_json, lint, lint_with, where
 
 HEAD = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n"
 
@@ -173,10 +173,17 @@ def test_gpu704_gpu_infrastructure_is_exempt(tmp_path):
 
 # --- GPU705 gpu-shm-missing --------------------------------------------------------------------
 
+# The option single-rank reports, as notes, pods where no two ranks are known to share /dev/shm.
+_SINGLE_RANK_TOO = "rules:\n  GPU705:\n    single-rank: true\n"
+
+
+def _lint_705(tmp_path, text: str, *args: str) -> list[dict]:
+    return lint_with(tmp_path, _SINGLE_RANK_TOO, text, *args)
+
 
 def test_gpu705_multi_gpu_pod_without_shm(tmp_path):
     text = _pod(_container("trainer", gpus=2), _container("logger", image="busybox:1.36"))
-    found = lint(tmp_path, text, "--select", "GPU705")
+    found = _lint_705(tmp_path, text, "--select", "GPU705")
     assert where(found) == [("GPU705", 7, 7)]
     assert "the pod holds 2 GPUs" in found[0]["message"]
     assert "(nothing is mounted there)" in found[0]["message"]
@@ -184,7 +191,7 @@ def test_gpu705_multi_gpu_pod_without_shm(tmp_path):
 
 def test_gpu705_distributed_command_with_one_gpu(tmp_path):
     text = _pod(_container("t", gpus=1, extra="      command: [deepspeed, train.py]\n"))
-    found = lint(tmp_path, text, "--select", "GPU705")
+    found = _lint_705(tmp_path, text, "--select", "GPU705")
     assert where(found) == [("GPU705", 7, 7)]
     assert "runs deepspeed" in found[0]["message"]
 
@@ -193,7 +200,7 @@ def test_gpu705_disk_backed_emptydir(tmp_path):
     mount = "      volumeMounts:\n        - name: shm\n          mountPath: /dev/shm\n"
     volumes = "  volumes:\n    - name: shm\n      emptyDir: {}\n"
     text = _pod(_container("t", gpus=4, extra=mount), spec=volumes)
-    found = lint(tmp_path, text, "--select", "GPU705")
+    found = _lint_705(tmp_path, text, "--select", "GPU705")
     assert where(found) == [("GPU705", 10, 7)]
     assert "disk-backed emptyDir" in found[0]["message"]
     memory = volumes.replace("{}", "{medium: Memory}")
@@ -206,9 +213,9 @@ def test_gpu705_disk_backed_emptydir(tmp_path):
 
 
 def test_gpu705_single_gpu_host_ipc_and_ray_pass(tmp_path):
-    assert lint(tmp_path, _pod(_container("t", gpus=1)), "--select", "GPU705") == []
+    assert _lint_705(tmp_path, _pod(_container("t", gpus=1)), "--select", "GPU705") == []
     text = _pod(_container("t", gpus=2), spec="  hostIPC: true\n")
-    assert lint(tmp_path, text, "--select", "GPU705") == []
+    assert _lint_705(tmp_path, text, "--select", "GPU705") == []
 
 
 def test_gpu705_replicated_training_role(tmp_path):
@@ -230,7 +237,7 @@ def test_gpu705_replicated_training_role(tmp_path):
                         limits:
                           nvidia.com/gpu: 1
         """
-    found = lint(tmp_path, text, "--select", "GPU705")
+    found = _lint_705(tmp_path, text, "--select", "GPU705")
     assert where(found) == [("GPU705", 12, 15)]
     assert "runs 4 replicas" in found[0]["message"]
 
@@ -240,7 +247,7 @@ def test_gpu705_is_a_warning_only_where_ranks_share_the_pod(tmp_path):
     shared = _pod(
         _container("t", gpus=2, extra="      command: [torchrun, --nproc_per_node=2, t.py]\n")
     )
-    found = lint(tmp_path, shared, "--select", "GPU705")
+    found = _lint_705(tmp_path, shared, "--select", "GPU705")
     assert [(f["code"], f["line"], f["column"], f["severity"]) for f in found] == [
         ("GPU705", 7, 7, "warning")
     ]
@@ -250,16 +257,17 @@ def test_gpu705_is_a_warning_only_where_ranks_share_the_pod(tmp_path):
         _pod(_container("t", gpus=2)),
         _pod(_container("t", gpus=1, extra="      command: [deepspeed, train.py]\n")),
     ):
-        found = lint(tmp_path, text, "--select", "GPU705")
+        found = _lint_705(tmp_path, text, "--select", "GPU705")
         assert [(f["code"], f["line"], f["column"], f["severity"]) for f in found] == [
             ("GPU705", 7, 7, "note")
         ]
+        assert lint(tmp_path, text, "--select", "GPU705") == []  # advice, on request
 
 
 def test_gpu705_leaves_probes_and_placeholders_alone(tmp_path):
     for command in ("[sleep, infinity]", "[nvidia-smi]", '[sh, -c, "nvidia-smi && sleep 60"]'):
         text = _pod(_container("t", gpus=2, extra=f"      command: {command}\n"))
-        assert lint(tmp_path, text, "--select", "GPU705") == [], command
+        assert _lint_705(tmp_path, text, "--select", "GPU705") == [], command
 
 
 def test_gpu705_kubeflow_trainer_runtime_starts_a_rank_per_gpu(tmp_path):
@@ -288,12 +296,12 @@ def test_gpu705_kubeflow_trainer_runtime_starts_a_rank_per_gpu(tmp_path):
                                 limits:
                                   nvidia.com/gpu: 2
         """
-    found = lint(tmp_path, text, "--select", "GPU705")
+    found = _lint_705(tmp_path, text, "--select", "GPU705")
     assert [(f["code"], f["line"], f["column"], f["severity"]) for f in found] == [
         ("GPU705", 18, 23, "warning")
     ]
     one_each = text.replace("torch: {}", "torch: {numProcPerNode: 1}")
-    found = lint(tmp_path, one_each, "--select", "GPU705")
+    found = _lint_705(tmp_path, one_each, "--select", "GPU705")
     assert [f["severity"] for f in found] == ["note"]
 
 
@@ -314,7 +322,7 @@ def test_gpu705_kuberay_mounts_shm_itself(tmp_path):
                       limits:
                         nvidia.com/gpu: 4
         """
-    assert lint(tmp_path, text, "--select", "GPU705") == []
+    assert _lint_705(tmp_path, text, "--select", "GPU705") == []
 
 
 # --- GPU706 env-shell-variable -----------------------------------------------------------------
@@ -324,6 +332,7 @@ def test_gpu706_shell_references(tmp_path):
     text = _pod(
         _container(
             "a",
+            gpus=1,
             env={
                 "LD_LIBRARY_PATH": "${LD_LIBRARY_PATH}:/usr/local/nvidia/lib64",
                 "HF_HOME": "$HOME/.cache",
@@ -338,6 +347,22 @@ def test_gpu706_shell_references(tmp_path):
     assert "env LD_LIBRARY_PATH uses ${LD_LIBRARY_PATH}" in found[0]["message"]
     assert "literal text '${LD_LIBRARY_PATH}:/usr/local/nvidia/lib64'" in found[0]["message"]
     assert "env HF_HOME uses $HOME" in found[1]["message"]
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "gpus", "reported"),
+    [
+        ("PATH", "$PATH:/opt/amazon/efa/bin", 0, True),  # no /usr/bin: sh, ls... are gone
+        ("PATH", "$PATH:/opt/amazon/efa/bin:/usr/bin:/usr/sbin", 0, False),
+        ("LD_LIBRARY_PATH", "$LD_LIBRARY_PATH:/opt/amazon/efa/lib", 0, False),  # a launcher
+        ("LD_LIBRARY_PATH", "$LD_LIBRARY_PATH:/opt/amazon/efa/lib", 1, True),  # driver libs lost
+        ("PATH", "$HOME/bin:/usr/bin", 0, True),  # another variable: its text stays literal
+    ],
+)
+def test_gpu706_a_path_list_that_keeps_what_it_needs(tmp_path, name, value, gpus, reported):
+    text = _pod(_container("a", gpus=gpus, env={name: value}))
+    found = lint(tmp_path, text, "--select", "GPU706")
+    assert where(found) == ([("GPU706", 11, 18)] if reported else [])
 
 
 def test_gpu704_volume_shared_with_an_infrastructure_container(tmp_path):
@@ -365,9 +390,9 @@ def test_gpu705_llm_inference_service_inherits_shm_from_its_config(tmp_path):
                   limits:
                     nvidia.com/gpu: 8
         """
-    assert lint(tmp_path, text, "--select", "GPU705") == []
+    assert _lint_705(tmp_path, text, "--select", "GPU705") == []
     config = text.replace("kind: LLMInferenceService", "kind: LLMInferenceServiceConfig")
-    assert where(lint(tmp_path, config, "--select", "GPU705")) == [("GPU705", 8, 9)]
+    assert where(_lint_705(tmp_path, config, "--select", "GPU705")) == [("GPU705", 8, 9)]
 
 
 def test_gpu706_placeholders_and_launcher_options_pass(tmp_path):
@@ -485,17 +510,17 @@ _DYNAMO = """\
 
 
 def test_gpu705_dynamo_operator_mounts_shm_itself(tmp_path):
-    assert lint(tmp_path, _DYNAMO, "--select", "GPU705") == []
+    assert _lint_705(tmp_path, _DYNAMO, "--select", "GPU705") == []
     # ClusterPolicy and other nvidia.com kinds get no such volume from the Dynamo operator
     other = _DYNAMO.replace("kind: DynamoGraphDeployment", "kind: SomethingElse")
-    assert where(lint(tmp_path, other, "--select", "GPU705")) == [("GPU705", 10, 13)]
+    assert where(_lint_705(tmp_path, other, "--select", "GPU705")) == [("GPU705", 10, 13)]
 
 
 def test_gpu705_dynamo_component_that_disables_shared_memory_is_checked(tmp_path):
     disabled = _DYNAMO.replace(
         "        VllmWorker:\n", "        VllmWorker:\n          sharedMemory: {disabled: true}\n"
     )
-    assert where(lint(tmp_path, disabled, "--select", "GPU705")) == [("GPU705", 11, 13)]
+    assert where(_lint_705(tmp_path, disabled, "--select", "GPU705")) == [("GPU705", 11, 13)]
 
 
 def test_gpu705_one_gpu_per_container_is_not_a_multi_gpu_process(tmp_path):
@@ -519,6 +544,6 @@ spec:
       command: [nvidia-smi]
       resources: {limits: {nvidia.com/gpu: 2}}
 """
-    found = lint(tmp_path, two, "--select", "GPU705")
+    found = _lint_705(tmp_path, two, "--select", "GPU705")
     assert where(found) == [("GPU705", 11, 7)]  # b holds 2; a holds 1, probe only looks
     assert "the pod holds 5 GPUs" in found[0]["message"]
