@@ -61,6 +61,23 @@ def check_parser() -> Parser:
         metavar=choices_metavar(severities),
         help="Lowest severity that makes the exit code 1 (default: warning).",
     )
+    add(
+        "--exit-zero",
+        action="store_true",
+        help="Exit 0 even when findings are reported (a report-only run); input errors "
+        "still exit 2.",
+    )
+    add(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="Text report: findings and input errors only, no notes or summary line.",
+    )
+    add(
+        "--statistics",
+        action="store_true",
+        help="Text report: how many findings each rule reported, instead of the findings.",
+    )
     colors = ("auto", "always", "never")
     add(
         "--color",

@@ -17,7 +17,7 @@ from gpulint.cli.check_options import check_parser
 from gpulint.cli.option_groups import Parser, UsageError
 from gpulint.cli.output_paths import refuse_overwriting_inputs
 from gpulint.core.findings import RunResult, Severity, printable
-from gpulint.core.outputs import OutputError, write_file, write_stdout
+from gpulint.core.outputs import OutputError, PipeClosed, write_file, write_stdout
 from gpulint.core.settings import Settings
 from gpulint.engine.context import build_context
 from gpulint.engine.run import DEBUG_HINT, run
@@ -110,6 +110,11 @@ def check(options: argparse.Namespace) -> None:
     if not formats:
         formats = ("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",)
     _one_to_stdout(formats, outputs)
+    if (options.statistics or options.quiet) and "text" not in formats:
+        flag = "--statistics" if options.statistics else "--quiet"
+        raise UsageError(f"{flag} changes the text report; add --format text")
+    if options.statistics:
+        formats = tuple("statistics" if f == "text" else f for f in formats)
     registry = default_registry()
     setup = adoption.setup(
         registry, options
@@ -129,6 +134,7 @@ def check(options: argparse.Namespace) -> None:
         render=render_flags.given(options),
         values_for=options.values_for,
         only_manifests=options.only_manifests,
+        skip_unrenderable=options.skip_unrenderable,
         fix_details=fix_options.requested(options) or bool(SHOWS_FIXES & set(formats)),
         rule_docs="sarif" in formats,
     )
@@ -168,6 +174,8 @@ def check(options: argparse.Namespace) -> None:
         found.errors[:0] = errors
         if verbose:
             found.notices[:0] = walked
+        if settings.skip_unrenderable:
+            _skip_unrendered(found)
         found.errors.sort(key=lambda e: e.sort_key())
         return found
 
@@ -183,35 +191,55 @@ def check(options: argparse.Namespace) -> None:
         if changed:
             result = lint()
         _note_lines(fix_options.summary(fixed, result, verbose, chosen))
-    _write_outputs(result, formats, outputs, options.color_when)
-    if not any(f == "text" and i >= len(outputs) for i, f in enumerate(formats)):
+    _write_outputs(result, formats, outputs, options.color_when, options.quiet)
+    text_on_stdout = any(f == "text" and i >= len(outputs) for i, f in enumerate(formats))
+    if not text_on_stdout and not options.quiet:
         # the text report prints them; other formats do not
         _note_lines([f"gpulint: note: {printable(notice)}" for notice in result.notices])
-    sys.exit(EXIT_ERROR if not_written else exit_code(result, settings.fail_on))
+    code = EXIT_ERROR if not_written else exit_code(result, settings.fail_on)
+    sys.exit(EXIT_OK if options.exit_zero and code == EXIT_FINDINGS else code)
+
+
+def _skip_unrendered(result: RunResult) -> None:
+    """--skip-unrenderable: a unit that could not be rendered is a note, not an input error."""
+    skipped = [e for e in result.errors if e.unrendered]
+    result.errors[:] = [e for e in result.errors if not e.unrendered]
+    result.notices.extend(
+        f"{e.file}:{e.line}: not rendered (--skip-unrenderable): {e.message}" for e in skipped
+    )
 
 
 def _write_outputs(
-    result: RunResult, formats: tuple[str, ...], outputs: tuple[str, ...], color_when: str = "auto"
+    result: RunResult,
+    formats: tuple[str, ...],
+    outputs: tuple[str, ...],
+    color_when: str = "auto",
+    quiet: bool = False,
 ) -> None:
     """Each format to its output; an output that cannot be written exits 2, naming it."""
     try:
         for i, fmt in enumerate(formats):
             target = outputs[i] if i < len(outputs) else None
             if target is None or target == "-":
-                write_stdout(_reporter(fmt, result, color_when))
+                # a reader that stopped reading (`| head`) took what it wanted: the exit
+                # code still says what the run found, with no message
+                with contextlib.suppress(PipeClosed):
+                    write_stdout(_reporter(fmt, result, color_when, quiet))
             else:
-                write_file(target, _reporter(fmt, result, None))
+                write_file(target, _reporter(fmt, result, None, quiet))
     except OutputError as exc:
         sys.stderr.write(f"gpulint: {exc}\n")
         sys.exit(EXIT_ERROR)
 
 
-def _reporter(fmt: str, result: RunResult, color_when: str | None) -> Callable[[TextIO], None]:
+def _reporter(
+    fmt: str, result: RunResult, color_when: str | None, quiet: bool = False
+) -> Callable[[TextIO], None]:
     """A report writer; ``color_when`` None for a file (never coloured)."""
 
     def fill(stream: TextIO) -> None:
         color = color_when is not None and _color(stream, fmt, color_when)
-        write(fmt, result, stream, color=color)
+        write(fmt, result, stream, color=color, quiet=quiet)
 
     return fill
 

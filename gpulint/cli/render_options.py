@@ -95,6 +95,12 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         help="Let kustomize run exec and container KRM functions (off by default).",
     )
     group.add_argument(
+        "--skip-unrenderable",
+        action="store_true",
+        help="Charts and kustomizations that cannot be rendered (no helm or kustomize, a "
+        "failed render) are notes, not input errors (exit 2): accept that they go unchecked.",
+    )
+    group.add_argument(
         "--render-timeout",
         type=number(float, 1, MAX_RENDER_TIMEOUT),
         default=DEFAULT_RENDER_TIMEOUT,

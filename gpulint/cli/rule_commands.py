@@ -16,7 +16,7 @@ from gpulint.core.outputs import OutputError, write_stdout
 from gpulint.rules import pages as rule_pages
 from gpulint.rules.registry import Rule, builtin_rules
 
-_FORMATS = ("text", "markdown")
+_FORMATS = ("text", "markdown", "json")
 
 
 def _echo(text: str) -> None:
@@ -39,7 +39,8 @@ def _add_rules_options(parser: Parser) -> None:
         choices=_FORMATS,
         default="text",
         metavar=choices_metavar(_FORMATS),
-        help="text: aligned columns; markdown: the table README.md shows.  [default: text]",
+        help="text: aligned columns; markdown: the table README.md shows; json: one object "
+        "per rule (code, name, severity, summary, fix, options), for scripts.  [default: text]",
     )
     parser.add_argument(
         "--docs",
@@ -58,6 +59,9 @@ def list_rules(options: argparse.Namespace) -> None:
     registry = adoption.configured_registry()
     if options.fmt == "markdown":
         _echo(rules_markdown(registry))
+        return
+    if options.fmt == "json":
+        _echo(rules_json(registry))
         return
     rows = [(r.code, r.name, str(r.severity), _fix_mark(r.fix) + r.summary) for r in registry]
     _echo("".join(line + "\n" for line in rule_table(rows, _terminal_width())))
@@ -97,6 +101,27 @@ def rules_markdown(rules: Iterable[Rule]) -> str:
         summary = rule.summary.replace("|", "\\|")
         lines.append(f"| {rule.code} | `{rule.name}` | {rule.severity} | {summary} |")
     return "\n".join(lines) + "\n"
+
+
+def rules_json(rules: Iterable[Rule]) -> str:
+    """The rules as a JSON array (kube-linter's and ruff's ``--format json`` listings)."""
+    import json  # only for `gpulint rules --format json`
+
+    listed = [
+        {
+            "code": rule.code,
+            "name": rule.name,
+            "severity": str(rule.severity),
+            "summary": rule.summary,
+            "fix": rule.fix.value if rule.fix else None,
+            "options": [
+                {"name": o.name, "type": o.type.__name__, "default": o.default, "doc": o.doc}
+                for o in rule.options
+            ],
+        }
+        for rule in rules
+    ]
+    return json.dumps(listed, indent=2) + "\n"
 
 
 def _fix_mark(fix: FixSafety | None) -> str:

@@ -33,5 +33,7 @@ def apply_config(
         settings.units = values["units"]
     if values.get("require-reason", False):
         settings.require_reason = True
+    if values.get("skip-unrenderable", False):
+        settings.skip_unrenderable = True
     if config is not None:
         settings.exemptions = config.exemptions

@@ -175,6 +175,9 @@ class InputError:
     message: str
     line: int = 1
     column: int = 1
+    # A chart or kustomization that was not rendered (no helm, a failed render): what it
+    # produces is unchecked; --skip-unrenderable turns it into a note.
+    unrendered: bool = False
 
     def sort_key(self) -> tuple:
         return (self.file, self.line, self.column, self.message)

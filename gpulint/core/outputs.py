@@ -29,6 +29,11 @@ class OutputError(Exception):
         self.name = name
 
 
+class PipeClosed(OutputError):
+    """Standard output is a pipe whose reader stopped reading (``gpulint check . | head``):
+    what it wanted was read; nothing to report."""
+
+
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError):
         return exc.strerror or str(exc)
@@ -118,6 +123,8 @@ def write_stdout(fill: Callable[[TextIO], None]) -> None:
         stream.flush()
     except (OSError, ValueError) as exc:
         _silence_stdout()
+        if isinstance(exc, BrokenPipeError):
+            raise PipeClosed(STDOUT, _reason(exc)) from None
         raise OutputError(STDOUT, _reason(exc)) from None
 
 

@@ -121,6 +121,9 @@ class Settings:
     # "per-folder" or "per-run", and the files named on the command line (one unit).
     units: str = "per-folder"
     named_files: frozenset[str] = frozenset()
+    # Charts and kustomizations that cannot be rendered are notes, not input errors
+    # (--skip-unrenderable, config skip-unrenderable): the user accepts they go unchecked.
+    skip_unrenderable: bool = False
     # The paths named on the command line (where the project identity is read from).
     linted_paths: tuple[str, ...] = ()
     # Team adoption (config/file.py, filter/suppress.py, filter/baseline.py).

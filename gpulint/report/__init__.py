@@ -16,9 +16,18 @@ def render(fmt: str, result: RunResult, color: bool = False) -> str:
     return "".join(_reporter(fmt)(result, color))
 
 
-def write(fmt: str, result: RunResult, stream: TextIO, color: bool = False) -> None:
-    """The report, chunk by chunk: a big report is never held whole in memory."""
-    for chunk in _reporter(fmt)(result, color):
+def write(
+    fmt: str, result: RunResult, stream: TextIO, color: bool = False, quiet: bool = False
+) -> None:
+    """The report, chunk by chunk: a big report is never held whole in memory. ``quiet``:
+    the text report's findings and input errors only (no notes, no summary line)."""
+    if fmt == "text" and quiet:
+        from gpulint.report.text import findings_only
+
+        chunks = findings_only(result, color)
+    else:
+        chunks = _reporter(fmt)(result, color)
+    for chunk in chunks:
         stream.write(chunk)
 
 
@@ -36,6 +45,8 @@ def _reporter(fmt: str) -> Callable[[RunResult, bool], Iterator[str]]:
         from gpulint.report.gitlab import chunks as fn
     elif fmt == "junit":
         from gpulint.report.junit import chunks as fn
+    elif fmt == "statistics":  # --statistics: the text report as counts per rule
+        from gpulint.report.statistics import chunks as fn
     else:
         raise ValueError(f"unknown format {fmt!r}")
     return fn

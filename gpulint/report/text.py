@@ -48,6 +48,16 @@ def format_finding(finding: Finding, color: bool = False) -> str:
 
 
 def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
+    yield from findings_only(result, color)
+    for notice in result.notices:
+        yield f"note: {printable(notice)}\n"
+    if result.held_back:
+        yield f"note: {summary_line(result.held_back)}\n"
+    yield summary(result) + "\n"
+
+
+def findings_only(result: RunResult, color: bool = False) -> Iterator[str]:
+    """Input errors and unsuppressed findings, one a line (``--quiet``)."""
     for error in result.errors:
         yield (
             f"{printable(error.file)}:{error.line}:{error.column}: "
@@ -57,11 +67,6 @@ def chunks(result: RunResult, color: bool = False) -> Iterator[str]:
     for finding in result.findings:
         if finding.suppression is None:
             yield format_finding(finding, color) + "\n"
-    for notice in result.notices:
-        yield f"note: {printable(notice)}\n"
-    if result.held_back:
-        yield f"note: {summary_line(result.held_back)}\n"
-    yield summary(result) + "\n"
 
 
 def summary(result: RunResult) -> str:

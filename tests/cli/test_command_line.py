@@ -40,6 +40,9 @@ OPTIONS = {
         "--select TEXT",
         "--ignore TEXT",
         "--fail-on [error|warning|note]",
+        "--exit-zero",
+        "-q, --quiet",
+        "--statistics",
         "--color [auto|always|never]",
         "--stdin-filename TEXT",
         "-v, --verbose",
@@ -67,12 +70,13 @@ OPTIONS = {
         "--chart-dir DIRECTORY",
         "--load-restrictor [LoadRestrictionsRootOnly|LoadRestrictionsNone]",
         "--enable-krm-functions",
+        "--skip-unrenderable",
         "--render-timeout FLOAT RANGE",
         "--fix",
         "--unsafe-fixes",
         "--diff",
     ],
-    "rules": ["--format [text|markdown]", "--docs DIRECTORY", "-h, --help"],
+    "rules": ["--format [text|markdown|json]", "--docs DIRECTORY", "-h, --help"],
     "explain": ["RULE", "-h, --help"],
     "config-schema": ["-h, --help"],
 }
@@ -186,7 +190,7 @@ def test_usage_errors_of_the_other_commands() -> None:
     _usage_error(
         run_cli("rules", "--format", "html"),
         "rules [OPTIONS]",
-        "argument --format: invalid choice: 'html' (choose from 'text', 'markdown')",
+        "argument --format: invalid choice: 'html' (choose from 'text', 'markdown', 'json')",
     )
     result = run_cli("chek")
     assert (result.exit_code, result.stdout) == (2, "")

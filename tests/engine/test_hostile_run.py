@@ -191,7 +191,7 @@ def test_an_interrupted_or_failed_write_leaves_the_old_output(tmp_path, monkeypa
     out.write_text("old report\n")
     real = cli_main.write
 
-    def half(fmt, result, stream, color=False):
+    def half(fmt, result, stream, color=False, quiet=False):
         stream.write('{\n  "partial')
         raise failure
 

@@ -243,31 +243,46 @@ def test_a_hanging_helm_is_stopped_at_the_timeout(chart, fake_helm, monkeypatch)
 # --- helm absent (for real) ---
 
 
-def test_without_helm_one_message_and_values_still_linted(chart, no_helm, tmp_path):
+_NO_HELM = (
+    "error [input] helm is not on PATH: this chart was not rendered, so what it produces is "
+    "not checked (only its values.yaml was linted); install helm "
+    "(https://helm.sh/docs/intro/install/), or pass --skip-unrenderable (config: "
+    "skip-unrenderable: true) to accept that"
+)
+
+
+def test_without_helm_each_chart_is_an_input_error_and_values_are_still_linted(
+    chart, no_helm, tmp_path
+):
     other = tmp_path / "other"
     (other / "templates").mkdir(parents=True)
     (other / "Chart.yaml").write_text("apiVersion: v2\nname: other\nversion: 1.0.0\n")
     (other / "values.yaml").write_text("image: [unclosed\n")  # a real YAML error
     (other / "templates" / "x.yaml").write_text("{{- if .Values.x }}\nkind: {{ .Values.k }}\n")
     result = run_cli("check", "mychart", "other")
-    assert result.exit_code == 2  # values.yaml of `other` does not parse
-    lines = result.output.splitlines()
-    assert [line for line in lines if "helm is not on PATH" in line] == [
-        "note: helm is not on PATH: Helm chart folders were not rendered; only their "
-        "values.yaml files were linted. Install helm (https://helm.sh/docs/intro/install/) "
-        "to lint what the charts produce"
-    ]
-    errors = [line for line in lines if "[input]" in line]
-    assert len(errors) == 1 and errors[0].startswith(
-        "other/values.yaml:2:1: error [input] invalid YAML"
-    )
-    assert not any("templates" in line for line in lines)  # Go templates never parsed
+    assert result.exit_code == 2
+    errors = [line for line in result.output.splitlines() if "[input]" in line]
+    assert errors[0] == f"mychart/Chart.yaml:1:1: {_NO_HELM}"
+    assert errors[1] == f"other/Chart.yaml:1:1: {_NO_HELM}"
+    assert errors[2].startswith("other/values.yaml:2:1: error [input] invalid YAML")
+    assert len(errors) == 3
+    assert not any("templates" in line for line in result.output.splitlines())  # never parsed
 
 
-def test_without_helm_a_clean_chart_exits_zero(chart, no_helm):
+def test_without_helm_a_chart_is_never_a_pass_unless_skipped(chart, no_helm, tmp_path):
     result = run_cli("check", "mychart")
-    assert result.exit_code == 0
-    assert "0 error(s), 0 warning(s), 0 note(s) in 1 file" in result.output
+    assert result.exit_code == 2  # what the chart produces was not checked
+    assert "0 error(s), 0 warning(s), 0 note(s), 1 input error(s) in 1 file" in result.output
+    skipped = run_cli("check", "--skip-unrenderable", "mychart")
+    assert skipped.exit_code == 0
+    assert (
+        "note: mychart/Chart.yaml:1: not rendered (--skip-unrenderable): helm is not on PATH"
+        in (skipped.output)
+    )
+    assert "0 error(s), 0 warning(s), 0 note(s) in 1 file" in skipped.output
+    (tmp_path / "skip.gpulint.yaml").write_text("skip-unrenderable: true\n")
+    by_config = run_cli("check", "--config", str(tmp_path / "skip.gpulint.yaml"), "mychart")
+    assert by_config.exit_code == 0
 
 
 # --- the template line finder ---

@@ -109,6 +109,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("gpulint.report", "gpulint.report.text"): "only the format asked for",
     ("gpulint.report", "gpulint.report.gitlab"): "only the format asked for",
     ("gpulint.report", "gpulint.report.junit"): "only the format asked for",
+    ("gpulint.report", "gpulint.report.statistics"): "only with --statistics",
     ("gpulint.report.sarif", "urllib.parse"): "urllib.parse: ~3.5 ms, SARIF only",
     ("gpulint.core.findings", "hashlib"): "hashlib (OpenSSL): ~4 ms, only for fingerprints",
     # The fixer only with --fix or --diff, difflib only with --diff.
@@ -124,6 +125,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("gpulint.core.outputs", "tempfile"): "tempfile (random, hashlib): ~1.5 ms, --output only",
     # The code of `rules`, `explain` and `config-schema` only for those commands.
     ("gpulint.cli.main", "gpulint.cli.rule_commands"): "~1.5 ms, `rules`/`explain`/`config-schema`",
+    ("gpulint.cli.rule_commands", "json"): "only for `gpulint rules --format json`",
     # The cluster inventory (model.placement, model.scheduler, model.inventory) only with
     # --cluster/--pods; the pack's cluster rules import them when Nodes are in the run.
     ("gpulint.validate.schema", "difflib"): "difflib (heapq): ~1 ms, only to suggest a name",

@@ -31,9 +31,9 @@ from gpulint.inputs.render.remote import Reference, missing_dependencies
 from gpulint.inputs.render.schemas import ARCHIVE_BUDGET, schema_references
 
 NO_HELM = (
-    "helm is not on PATH: Helm chart folders were not rendered; only their values.yaml "
-    "files were linted. Install helm (https://helm.sh/docs/intro/install/) to lint what "
-    "the charts produce"
+    "helm is not on PATH: this chart was not rendered, so what it produces is not checked "
+    "(only its values.yaml was linted); install helm (https://helm.sh/docs/intro/install/), "
+    "or pass --skip-unrenderable (config: skip-unrenderable: true) to accept that"
 )
 
 
@@ -79,9 +79,8 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
         sources.append(values)
     helm = shutil.which("helm")
     if helm is None:
-        holder = sources[0] if sources else Source(chart, "", "helm")
-        holder.meta.setdefault("notices", []).append(NO_HELM)
-        return sources or [holder], errors
+        where = display_path(os.path.join(chart, "Chart.yaml"))
+        return sources, [*errors, InputError(where, NO_HELM, unrendered=True)]
     refused = _refusal(chart, allowed)
     if refused is not None:
         return sources, [*errors, refused]
@@ -181,9 +180,10 @@ def failure(chart: str, message: str) -> InputError:
                 f"helm template failed: {text}",
                 int(found.group("line")),
                 column,
+                unrendered=True,
             )
     schema = os.path.join(chart, "values.schema.json")
     if "values don't meet the specifications" in text and os.path.isfile(schema):
-        return InputError(display_path(schema), f"helm template failed: {text}")
+        return InputError(display_path(schema), f"helm template failed: {text}", unrendered=True)
     anchor = os.path.join(chart, "Chart.yaml")
-    return InputError(display_path(anchor), f"helm template failed: {text}")
+    return InputError(display_path(anchor), f"helm template failed: {text}", unrendered=True)

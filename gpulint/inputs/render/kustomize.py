@@ -190,6 +190,7 @@ def _unit_error(
         "not objects of their own)",
         at.line if at else 1,
         at.column if at else 1,
+        unrendered=True,
     )
 
 
