@@ -101,6 +101,12 @@ def check_parser() -> Parser:
         "default; --verbose names them).",
     )
     add(
+        "--no-ignore",
+        action="store_true",
+        help="Walk what .gitignore (in a git work tree) and .ignore files exclude too "
+        "(respected by default; hidden folders are never walked).",
+    )
+    add(
         "-j",
         "--jobs",
         type=number(int, 1),

@@ -147,6 +147,7 @@ def check(options: argparse.Namespace) -> None:
         folder_markers=render_flags.markers(),
         follow_symlinks=options.follow_symlinks,
         notes=walked,
+        respect_ignore_files=not options.no_ignore,
     )
     kept = setup.keep(targets)
     unit_plan = units.plan(kept, verbose)

@@ -8,7 +8,10 @@ folders (``.git`` among them) are skipped. Symlinked folders are followed once;
 a link back to an enclosing folder (a loop) is reported, not followed. A link
 that leads out of the folder named on the command line is not followed (a
 ``token.yaml`` pointing at a secret elsewhere), unless ``follow_symlinks``. Folders
-that vanish or cannot be listed while walking are reported; the walk goes on.
+that vanish or cannot be listed while walking are reported; the walk goes on. Unless
+``respect_ignore_files`` is off (``--no-ignore``), what ``.gitignore`` (inside a git work
+tree) and ``.ignore`` files exclude is not walked (``ignore_files.py``); a file named on the
+command line is read whatever they say.
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ import os
 import stat
 from collections.abc import Callable, Iterable
 
+from gpulint.config.globs import PathFilter
 from gpulint.core.findings import InputError
 from gpulint.core.record import record
+from gpulint.inputs import ignore_files
 
 LINTED_SUFFIXES = (".yaml", ".yml", ".json")
 CONTAINERD_MARK = b"io.containerd."
@@ -62,6 +67,7 @@ def discover(
     folder_markers: Iterable[FolderMarker] = (),
     follow_symlinks: bool = False,
     notes: list[str] | None = None,
+    respect_ignore_files: bool = True,
 ) -> tuple[list[Target], list[InputError]]:
     """Targets and errors; links not followed out of a tree are said in ``notes``."""
     targets: list[Target] = []
@@ -79,7 +85,8 @@ def discover(
             continue
         if is_dir:
             escapes = None if follow_symlinks else _Escapes(raw, notes)
-            _walk(raw, handlers, excluded, targets, errors, markers, escapes)
+            ignoring = _Ignoring(raw) if respect_ignore_files else None
+            _walk(raw, handlers, excluded, targets, errors, markers, escapes, ignoring)
         else:
             targets.append(Target(display_path(raw)))
     return _dedupe(targets), errors
@@ -101,14 +108,17 @@ def _walk(
     errors: list[InputError],
     markers: Iterable[FolderMarker] = (),
     escapes: _Escapes | None = None,
+    ignoring: _Ignoring | None = None,
 ) -> None:
     """Depth first, each folder once; a link back to an enclosing folder is reported."""
     seen: set[tuple[int, int]] = set()
-    # (folder, identities of the folders enclosing it, including itself once known)
-    stack: list[tuple[str, frozenset]] = [(top, frozenset())]
+    # (folder, identities of the folders enclosing it, including itself once known, the
+    # ignore filters of the folders above it)
+    start = tuple(ignoring.enclosing) if ignoring else ()
+    stack: list[tuple[str, frozenset, tuple[PathFilter, ...]]] = [(top, frozenset(), start)]
     found: list[Target] = []
     while stack:
-        folder, enclosing = stack.pop()
+        folder, enclosing, filters = stack.pop()
         try:
             st = os.stat(folder)
         except OSError as exc:  # vanished while walking, or a loop the OS refused
@@ -145,12 +155,16 @@ def _walk(
             errors.append(InputError(display_path(folder), f"cannot read folder: {_reason(exc)}"))
             continue
         inside = enclosing | {identity}
+        if ignoring is not None:
+            filters = filters + tuple(ignore_files.folder_filters(folder, ignoring.in_git))
         subfolders = []
         for entry in entries:
             if entry.name.startswith("."):
                 continue
             path = os.path.join(folder, entry.name)
             if excluded(display_path(path)):
+                continue
+            if any(f.excluded(path) for f in filters):
                 continue
             if escapes is not None and entry.is_symlink() and escapes.leaves(path):
                 continue
@@ -164,7 +178,7 @@ def _walk(
                 entry.name.endswith(".toml") and _is_containerd_config(path)
             ):
                 found.append(Target(display_path(path), walked=True))
-        stack.extend((sub, inside) for sub in reversed(subfolders))
+        stack.extend((sub, inside, filters) for sub in reversed(subfolders))
     targets.extend(sorted(found, key=lambda t: t.path))
 
 
@@ -202,6 +216,16 @@ class _Escapes:
                 "(--follow-symlinks lints what it points to)"
             )
         return True
+
+
+class _Ignoring:
+    """The ignore files a walk of ``top`` respects: whether it is inside a git work tree,
+    and the ``.gitignore`` filters of the folders above it within that tree."""
+
+    def __init__(self, top: str) -> None:
+        root = ignore_files.git_root(top)
+        self.in_git = root is not None
+        self.enclosing = ignore_files.enclosing_filters(top, root)
 
 
 def _dedupe(targets: list[Target]) -> list[Target]:

@@ -48,6 +48,7 @@ OPTIONS = {
         "-v, --verbose",
         "--debug",
         "--follow-symlinks",
+        "--no-ignore",
         "-j, --jobs INTEGER RANGE",
         "--cluster PATH",
         "--pods PATH",
