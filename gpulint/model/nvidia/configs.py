@@ -70,6 +70,12 @@ def resource_configs(resource: Resource) -> Iterator[FoundConfig]:
 
 
 def at_path(data: Any, path: tuple) -> Any:
+    """What sits at ``path`` (mapping keys and, for lists, indexes), else None."""
     for part in path:
-        data = data.get(part) if isinstance(data, dict) else None
+        if isinstance(data, dict):
+            data = data.get(part)
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return None
     return data

@@ -54,13 +54,38 @@ def _value_at(data: Any, path: tuple) -> Any:
 
 
 def problems(values: dict) -> list[Problem]:
-    found = []
+    found: list[Problem | None] = []
+    inline = _config_file_inline(values)
+    if inline is not None:
+        found.append(inline)
     for problem in schema_check.check(values, SCHEMA):
+        if inline is not None and problem.path[:1] == ("config",) and len(problem.path) == 2:
+            continue  # one root cause, one finding: the config file written under config
         found.append(_explain(values, problem))
     found.extend(_device_list_problems(values))
     found.extend(_ignored_gfd_keys(values))
     found.extend(_template_failures(values))
     return [p for p in found if p is not None]
+
+
+def _config_file_inline(values: dict) -> Problem | None:
+    """The plugin's config file itself (``version``, ``flags``, ``sharing``) written under the
+    chart's ``config``, which reads only ``map``, ``name``, ``default`` and
+    ``fallbackStrategies`` (the chart's values.yaml): none of it reaches the plugin."""
+    config = values.get("config")
+    if not isinstance(config, dict) or not recognise.is_plugin_config(config):
+        return None
+    keys = ", ".join(str(k) for k in config if str(k) not in _CHART_CONFIG_KEYS)
+    return Problem(
+        ("config",),
+        f"config holds a device plugin config file itself ({keys}): the chart reads only "
+        "config.map (each config as text, by name), config.name, config.default and "
+        "config.fallbackStrategies, so the plugin never sees it; move it under "
+        "config.map.<name> as a text block (and set config.default)",
+    )
+
+
+_CHART_CONFIG_KEYS = frozenset({"map", "name", "default", "fallbackStrategies"})
 
 
 def _explain(values: dict, problem: schema_check.SchemaProblem) -> Problem | None:

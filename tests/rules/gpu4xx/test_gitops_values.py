@@ -1,0 +1,129 @@
+"""The NVIDIA charts' values where GitOps objects keep them inline (issue 27): a Flux
+HelmRelease, an Argo CD Application or ApplicationSet, kustomize's helmCharts, a Helmfile
+release; every values rule judges them at their own lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import lint, where
+
+HELM_RELEASE = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: nvidia-device-plugin
+  namespace: kube-system
+spec:
+  chart:
+    spec:
+      chart: nvidia-device-plugin
+      sourceRef: {kind: HelmRepository, name: nvdp}
+  values:
+    migStrategy: mig-mixed
+"""
+
+APPLICATION = """\
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: gpu-operator
+spec:
+  project: default
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: gpu-operator
+  sources:
+    - repoURL: https://github.com/example/values.git
+      targetRevision: main
+      ref: values
+    - repoURL: https://helm.ngc.nvidia.com/nvidia
+      chart: gpu-operator
+      targetRevision: v24.9.0
+      helm:
+        valuesObject:
+          mig:
+            strategy: mixd
+"""
+
+APPLICATION_SET = """\
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata:
+  name: plugins
+spec:
+  generators:
+    - list:
+        elements: [{cluster: a}]
+  template:
+    metadata:
+      name: "{{cluster}}-plugin"
+    spec:
+      project: default
+      destination: {namespace: kube-system, name: "{{cluster}}"}
+      source:
+        repoURL: https://nvidia.github.io/k8s-device-plugin
+        chart: nvidia-device-plugin
+        targetRevision: 0.17.0
+        helm:
+          valuesObject:
+            migStrategy: both
+"""
+
+KUSTOMIZATION = """\
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+helmCharts:
+  - name: nvidia-device-plugin
+    repo: https://nvidia.github.io/k8s-device-plugin
+    version: 0.17.0
+    releaseName: nvdp
+    valuesInline:
+      migStrategy: mixd
+"""
+
+HELMFILE = """\
+releases:
+  - name: nvdp
+    namespace: kube-system
+    chart: nvdp/nvidia-device-plugin
+    version: 0.17.0
+    values:
+      - values/common.yaml
+      - migStrategy: singel
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "spot"),
+    [
+        (HELM_RELEASE, "release.yaml", (12, 18)),
+        (APPLICATION, "application.yaml", (20, 23)),
+        (APPLICATION_SET, "appset.yaml", (21, 26)),
+        (KUSTOMIZATION, "kustomization.yaml", (9, 20)),
+        (HELMFILE, "helmfile.yaml", (8, 22)),
+    ],
+)
+def test_inline_values_are_judged_at_their_lines(tmp_path, text, name, spot):
+    found = lint(tmp_path, text, "--select", "GPU402", name=name)
+    assert where(found) == [("GPU402", *spot)]
+    assert found[0]["severity"] == "error"
+
+
+def test_another_chart_of_the_same_shape_is_not_read(tmp_path):
+    other = HELM_RELEASE.replace("chart: nvidia-device-plugin", "chart: my-plugin")
+    assert lint(tmp_path, other, "--select", "GPU402") == []
+
+
+def test_a_plugin_config_written_under_the_charts_config_is_one_finding(tmp_path):
+    text = HELM_RELEASE.replace(
+        "    migStrategy: mig-mixed\n",
+        "    config:\n      version: v1\n      sharing:\n        mps:\n"
+        "          resources:\n            - name: nvidia.com/gpu\n              replicas: 4\n",
+    )
+    found = lint(tmp_path, text, "--select", "GPU403")
+    assert where(found) == [("GPU403", 12, 5)]
+    assert (
+        "config holds a device plugin config file itself (version, sharing)"
+        in (found[0]["message"])
+    )
