@@ -69,24 +69,21 @@ def unrendered_template(text: str) -> tuple[int, int] | None:
     """Line and column of the first Helm template action in the YAML itself, if any.
 
     An action in a comment is never one (a values file that documents
-    ``{{ .Release.Namespace }}``). Inside a quoted or block scalar it is one only in a
-    file of Kubernetes objects, which Helm renders whole; in a values or config file it
-    is a string (one a chart passes to ``tpl``). Elsewhere (a plain scalar, a key,
-    ``{{`` opening flow mappings) it always is.
+    ``{{ .Release.Namespace }}``), nor one inside a quoted or block scalar: valid YAML
+    holds it as a string (a Flux HelmRelease's values the chart fills in, a value a chart
+    passes to ``tpl``), and a placeholder is not a value the rules judge. Elsewhere (a
+    plain scalar, a key, ``{{`` opening flow mappings) it always is.
     """
     if "{{" not in text:
         return None
     offsets = [m.start() for m in _HELM_ACTION.finditer(text)]
     if not offsets:
         return None
-    in_strings = _MANIFEST_KIND.search(text) is not None and _MANIFEST_API.search(text) is not None
-    structural = _structural_offset(text, offsets, in_strings)
+    structural = _structural_offset(text, offsets, in_strings=False)
     return _position(text, structural) if structural is not None else None
 
 
 _TEXT_STYLES = ("'", '"', "|", ">")
-_MANIFEST_KIND = re.compile(r"^kind:[ \t]*[\"']?[A-Z]", re.M)
-_MANIFEST_API = re.compile(r"^apiVersion:[ \t]*\S", re.M)
 
 
 def _structural_offset(text: str, offsets: list[int], in_strings: bool) -> int | None:
