@@ -206,6 +206,7 @@ def build(result: RunResult) -> so.SarifLog:
             so.Notification(level="note", message=so.Message(text=line))
             for line in [summary_line(result.held_back), *detail_lines(result.held_back)]
         ]
+    provenance_details, base_ids = _provenance()
     invocation = so.Invocation(
         execution_successful=not result.errors,
         tool_execution_notifications=notifications or None,
@@ -221,28 +222,47 @@ def build(result: RunResult) -> so.SarifLog:
             )
         ),
         invocations=[invocation],
-        version_control_provenance=_provenance(),
+        version_control_provenance=provenance_details,
+        original_uri_base_ids=base_ids,
         results=[],
         column_kind="unicodeCodePoints",
     )
     return so.SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=[run])
 
 
-def _provenance() -> list[so.VersionControlDetails] | None:
-    """The git checkout the run is in, when it is one (read from .git, no process)."""
+def _provenance() -> tuple[list[so.VersionControlDetails] | None, dict | None]:
+    """The git checkout the run is in, when it is one (read from .git, no process), and the
+    run's ``originalUriBaseIds``: paths are written from the working folder (%SRCROOT%);
+    run from a subfolder of the checkout, %SRCROOT% is that subfolder of REPOROOT, the
+    checkout's root the provenance maps to (SARIF 2.1.0, 3.14.14 and 3.23.7)."""
     found = provenance.find(os.getcwd())
     if found is None:
-        return None
-    # %SRCROOT% is the checkout's root only when paths are written from it.
-    at_root = os.path.realpath(os.getcwd()) == os.path.realpath(found.root)
-    return [
-        so.VersionControlDetails(
-            repository_uri=found.repository_uri,
-            revision_id=found.revision,
-            branch=found.branch,
-            mapped_to=so.ArtifactLocation(uri_base_id="%SRCROOT%") if at_root else None,
-        )
-    ]
+        return None, None
+    here, root = os.path.realpath(_paths_from()), os.path.realpath(found.root)
+    if here == root or os.path.commonpath([here, root]) != root:
+        mapped, base_ids = "%SRCROOT%", None
+    else:
+        from urllib.parse import quote
+
+        inside = quote(os.path.relpath(here, root).replace(os.sep, "/"))
+        mapped = "REPOROOT"
+        base_ids = {"%SRCROOT%": so.ArtifactLocation(uri=inside + "/", uri_base_id=mapped)}
+    details = so.VersionControlDetails(
+        repository_uri=found.repository_uri,
+        revision_id=found.revision,
+        branch=found.branch,
+        mapped_to=so.ArtifactLocation(uri_base_id=mapped),
+    )
+    return [details], base_ids
+
+
+def _paths_from() -> str:
+    """The folder the results' paths start from: the workspace under GitHub Actions
+    (``report/paths.py``), else the working folder."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    if os.environ.get("GITHUB_ACTIONS") == "true" and workspace:
+        return workspace
+    return os.getcwd()
 
 
 def _physical_only(path: str, line: int, column: int) -> so.Location:

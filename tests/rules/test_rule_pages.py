@@ -98,14 +98,16 @@ def test_provenance_of_a_checkout_without_credentials(tmp_path, monkeypatch):
         "branch": "trunk",
         "mappedTo": {"uriBaseId": "%SRCROOT%"},
     }
-    # Packed refs and a subfolder: the same commit, no %SRCROOT% mapping (paths are not
-    # written from the root there).
+    # Packed refs and a subfolder: the same commit; paths are written from the subfolder,
+    # which %SRCROOT% names below REPOROOT, the checkout's root the provenance maps to.
     _git(repo, "pack-refs", "--all")
     (repo / "sub").mkdir()
     monkeypatch.chdir(repo / "sub")
-    (details,) = _sarif(repo / "sub")["runs"][0]["versionControlProvenance"]
+    run = _sarif(repo / "sub")["runs"][0]
+    (details,) = run["versionControlProvenance"]
     assert details["revisionId"] == _git(repo, "rev-parse", "HEAD")
-    assert "mappedTo" not in details
+    assert details["mappedTo"] == {"uriBaseId": "REPOROOT"}
+    assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": "sub/", "uriBaseId": "REPOROOT"}}
 
 
 @needs_git
@@ -140,15 +142,21 @@ def _multitool() -> str | None:
     reason="Sarif.Multitool absent (npm install @microsoft/sarif-multitool-linux; "
     "SARIF_MULTITOOL=path/to/Sarif.Multitool)",
 )
-def test_sarif_multitool_finds_no_error_and_no_warning(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "pod.yaml").write_text(POD)
-    (tmp_path / "broken.yaml").write_text("kind: [\n")
+@pytest.mark.parametrize("where", [".", "deploy"])
+def test_sarif_multitool_finds_no_error_and_no_warning(tmp_path, monkeypatch, where):
+    # a git checkout, linted from its root and from a subfolder (issue 29: SARIF2007)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    folder = tmp_path / where
+    folder.mkdir(exist_ok=True)
+    monkeypatch.chdir(folder)
+    Path("pod.yaml").write_text(POD)
+    Path("broken.yaml").write_text("kind: [\n")
     run_cli("check", "--format", "sarif", "-o", "gpulint.sarif", "pod.yaml", "broken.yaml")
     out = tmp_path / "validation.sarif"
     done = subprocess.run(
         [_multitool(), "validate", "--rule-kind", "Sarif;Gh", "--level", "Error;Warning"]
-        + ["-o", str(out), "gpulint.sarif"],
+        + ["-o", str(out), str(Path("gpulint.sarif").resolve())],
         capture_output=True,
         text=True,
         timeout=300,
