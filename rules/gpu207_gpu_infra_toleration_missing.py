@@ -8,14 +8,23 @@ must be tolerated, since the DaemonSet has to run on every GPU node; an AMD or
 Intel plugin is not expected to tolerate NVIDIA's `nvidia.com/gpu`). A key-less
 `operator: Exists` tolerates everything and is enough.
 
-Needs: `gpu-taints`, that GPU nodes are tainted and with which keys (from a
+Reads `gpu-taints`, whether GPU nodes are tainted and with which keys (from a
 GPU Node or Karpenter NodePool with the taint, in the run or `--cluster`; the
 `cluster:` section of `.gpulint.yaml`; or a GKE cluster, known from
 `provider: gke` or GKE Nodes), or else another GPU infrastructure DaemonSet
 of the run that tolerates the key by name: the run's own infrastructure then
-expects the taint, and this one is the odd one out. Without either the
-findings are held back; where GPU nodes are known to be untainted nothing is
-reported.
+expects the taint, and this one is the odd one out. Where the run says
+nothing, an NVIDIA component is judged against `nvidia.com/gpu`, the taint a
+cluster that taints its GPU nodes most likely carries: GKE adds it to the GPU
+node pools of a cluster that also runs other node pools (GKE documentation,
+"Run GPUs in GKE Standard node pools": "GKE automatically taints the GPU
+nodes", key `nvidia.com/gpu`, effect `NoSchedule`), NVIDIA's
+device plugin chart and the GPU Operator tolerate it by default
+(`deployments/helm/nvidia-device-plugin/values.yaml`, the operator's
+`daemonsets.tolerations`), and Karpenter's and EKS's GPU examples taint with
+it; the message says it is assumed, and `cluster: gpu-taints: []` says GPU
+nodes are untainted (nothing is then reported). Other vendors' keys are held
+back without the facts.
 
 ## Why it matters
 GPU nodes are tainted so that only pods that ask for them land there. A device
@@ -120,6 +129,14 @@ rule = Rule(
 )
 
 
+NVIDIA_TAINT = "nvidia.com/gpu"
+ASSUMED = (
+    "GKE taints GPU node pools nvidia.com/gpu, and NVIDIA's device plugin chart and GPU "
+    "Operator tolerate it by default; if your GPU nodes are untainted, say so with "
+    "cluster: gpu-taints: [] in .gpulint.yaml"
+)
+
+
 # What a node misses when a component never runs there, by a word of its name or image.
 _CONSEQUENCE = (
     ("feature-discovery", "they get no GPU labels from it"),
@@ -161,6 +178,10 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if sure:
             missing, wants = sure, ()
             why = f" ({expected[sure[0]]} of this run tolerates it)"
+        elif needs and NVIDIA_TAINT in missing and "nvidia" in vendors:
+            # The taint most GPU clusters that taint carry (see the module docstring).
+            missing, wants = [NVIDIA_TAINT], ()
+            why = f" (assumed: {ASSUMED})"
         taints = " and ".join(missing)
         message = (
             f"GPU infrastructure ({', '.join(images)}) does not tolerate the GPU taint "

@@ -73,8 +73,8 @@ def test_gke_selector_says_gke_which_adds_the_toleration(tmp_path):
     paths = write_files(tmp_path, gke=gke, plain=trainer_pod())
     report = findings_json(*paths, "--select", "GPU202")
     assert report["findings"] == [] and held_back(report) == {}
-    # A workload's selector only quiets: that the GPU nodes are tainted (which makes GPU207
-    # report an infrastructure DaemonSet without the toleration) takes a GKE cluster object.
+    # A workload's selector only quiets; GPU207 assumes the nvidia.com/gpu taint where the run
+    # says nothing (and says so), and a GKE cluster object makes it a known fact.
     daemonset = """\
         apiVersion: apps/v1
         kind: DaemonSet
@@ -88,12 +88,14 @@ def test_gke_selector_says_gke_which_adds_the_toleration(tmp_path):
         """
     paths += write_files(tmp_path, ds=daemonset)
     report = findings_json(*paths, "--select", "GPU207")
-    assert report["findings"] == [] and held_back(report) == {"GPU207": ["gpu-taints"]}
+    assert where(report["findings"]) == [("GPU207", 9, 11)] and held_back(report) == {}
+    assert "(assumed: GKE taints GPU node pools nvidia.com/gpu" in report["findings"][0]["message"]
     gke_node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: cpu-0\n  labels:\n"
     gke_node += "    cloud.google.com/gke-nodepool: default-pool\n"
     nodes = write_files(tmp_path, nodes=gke_node)
     report = findings_json(*paths, "--cluster", nodes[0], "--select", "GPU207")
     assert where(report["findings"]) == [("GPU207", 9, 11)]
+    assert "assumed" not in report["findings"][0]["message"]
 
 
 def test_two_providers_make_none(tmp_path):

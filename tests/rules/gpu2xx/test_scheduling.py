@@ -433,7 +433,13 @@ def test_gpu207_holds_infrastructure_to_what_the_rest_of_it_tolerates(tmp_path):
     dcgm = _daemonset("dcgm-exporter", "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.0-ubuntu22.04")
     alone = write_files(tmp_path, dcgm=dcgm)
     report = findings_json(*alone, "--select", "GPU207")
-    assert report["findings"] == [] and held_back(report) == {"GPU207": ["gpu-taints"]}
+    # nothing in the run says: the usual nvidia.com/gpu taint is assumed, and said
+    assert [f["line"] for f in report["findings"]] == [9] and held_back(report) == {}
+    assert "(assumed: GKE taints GPU node pools nvidia.com/gpu" in report["findings"][0]["message"]
+    config = tmp_path / "untainted.gpulint.yaml"
+    config.write_text("cluster:\n  gpu-taints: []\n")
+    untainted = findings_json(*alone, "--select", "GPU207", "--config", str(config))
+    assert untainted["findings"] == [] and held_back(untainted) == {}
     paths = write_files(tmp_path, plugin=plugin, gfd=gfd)
     report = findings_json(*paths, "--select", "GPU207")
     assert [(f["path"].rsplit("/", 1)[1], f["line"]) for f in report["findings"]] == [
