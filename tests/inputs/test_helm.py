@@ -353,3 +353,22 @@ def test_a_long_saved_stream_maps_each_finding_without_rescanning_it(chart, monk
 
     small, large = scanned(300), scanned(600)
     assert large <= 2.2 * small, (small, large)
+
+
+def test_a_chart_that_refuses_the_default_namespace_renders_in_its_own(chart, real_helm):
+    # issue 24: charts guard against helm's default namespace (NVIDIA's DRA driver does);
+    # rendered as their users install them, in a namespace of their own.
+    guard = (
+        '{{- if eq .Release.Namespace "default" }}\n'
+        "{{- fail \"Running in the 'default' namespace is not recommended.\" }}\n"
+        "{{- end }}\n"
+    )
+    (chart / "templates" / "guard.yaml").write_text(guard)
+    result = run_cli("check", "--format", "json", "mychart")
+    report = json.loads(result.stdout)
+    assert report["errors"] == []
+    assert {f["code"] for f in report["findings"]} >= {"GPU101"}
+    given = run_cli("check", "--format", "json", "--namespace", "default", "mychart")
+    assert [e["message"][:40] for e in json.loads(given.stdout)["errors"]] == [
+        "helm template failed: execution error at"
+    ]  # a namespace the user gave is the user's

@@ -62,6 +62,21 @@ def command(helm: str, chart: str, settings: Settings) -> list[str]:
     return [*argv, "--", opts.release_name, os.path.abspath(chart)]
 
 
+def _namespace_retry(argv: list[str], outcome, chart: str, settings: Settings) -> list[str] | None:
+    """The command again with ``--namespace=<chart folder>`` when no namespace was given and
+    the failure names the default namespace (``Running in the 'default' namespace is not
+    recommended``), else None."""
+    if outcome.ok or settings.render.namespace:
+        return None
+    if (
+        "'default' namespace" not in outcome.message
+        and '"default" namespace' not in outcome.message
+    ):
+        return None
+    name = re.sub(r"[^a-z0-9-]", "-", os.path.basename(os.path.abspath(chart)).lower()).strip("-")
+    return [argv[0], argv[1], f"--namespace={name or 'gpulint'}", *argv[2:]]
+
+
 def helm_env(home: str) -> dict[str, str]:
     """helm's own folders, all under ``home`` (an empty temporary folder)."""
     return {name: os.path.join(home, name.lower()) for name in _HELM_HOMES}
@@ -87,6 +102,11 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
     argv = command(helm, chart, settings)
     with tempfile.TemporaryDirectory(prefix="gpulint-helm-") as home:
         outcome = run_tool(argv, settings.render.timeout, env=helm_env(home))
+        retry = _namespace_retry(argv, outcome, chart, settings)
+        if retry is not None:
+            # A chart that refuses helm's default namespace (a guard in its templates)
+            # renders as its users install it: in a namespace of its own.
+            argv, outcome = retry, run_tool(retry, settings.render.timeout, env=helm_env(home))
     if not outcome.ok:
         errors.append(failure(chart, outcome.message.replace(os.path.abspath(chart), chart)))
         return sources, errors
