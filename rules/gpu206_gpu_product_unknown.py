@@ -18,6 +18,8 @@ reports, and that is close to one that does:
 KServe's `serving.kserve.io/gke-accelerator` annotation, which becomes a
 `cloud.google.com/gke-accelerator` node selector, is checked the same way.
 The GPU feature discovery suffixes `-MIG-<profile>` and `-SHARED` are understood.
+In an `In` list that also names a value GPUs do report, the pod still
+schedules there and the unknown value only selects nothing: a note.
 A provider's own GPU label with a documented list of values (CoreWeave's
 `gpu.nvidia.com/class`: `A40`, `RTX_A5000`...) is reported only when the value
 differs from a listed one by case or separators (`rtx-a5000`).
@@ -155,6 +157,16 @@ def _advice(key: str, value: str) -> str | None:
     return f"did you mean {_either(found)}?" if found else None
 
 
+def _reported(key: str, value: str) -> bool:
+    """Whether GPUs report ``value`` for ``key`` (a product, a GKE accelerator, a family
+    value the catalog knows)."""
+    if key == PRODUCT:
+        return catalog.is_known_product(value)
+    if key == GKE_ACCELERATOR:
+        return value in catalog.gke_accelerators()
+    return value in (known_values(key) or ())
+
+
 def _family_advice(key: str, value: str) -> str | None:
     if is_placeholder(value):
         return None
@@ -197,16 +209,24 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                 judge = _family_advice
             else:
                 continue
+            # Another value of the list that GPUs do report: the pod still schedules there,
+            # and the unknown value is only dead text (advice, a note).
+            others = [v for v in req.values if _reported(req.key, v)]
             for index, value in enumerate(req.values):
                 advice = judge(req.key, value)
                 if advice is None:
                     continue
                 # A nodeSelector entry is reported at its value; an expression at that value.
                 path = req.path if req.term is None else req.path + ("values", index)
+                effect = (
+                    f"the pod still schedules on {_either(others)}, and this value selects nothing"
+                    if others
+                    else "label values are exact and case-sensitive; the pod stays Pending"
+                )
                 yield Report(
                     pod.path + path,
-                    f"{req.key} {value!r} matches no GPU node: {advice} "
-                    "(label values are exact and case-sensitive; the pod stays Pending)",
+                    f"{req.key} {value!r} matches no GPU node: {advice} ({effect})",
                     at="value",
                     fix=builders.label_value(pod.path + path, req.key, value),
+                    severity=Severity.NOTE if others else None,
                 )

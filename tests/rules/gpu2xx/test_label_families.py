@@ -49,6 +49,30 @@ def test_gpu206_still_suggests_for_a_misspelt_value(tmp_path):
     assert where(found) == [("GPU206", 7, 29)]
 
 
+def test_gpu206_an_unknown_value_beside_real_products_is_a_note(tmp_path):
+    # issue 24: the pod still schedules on the list's other values; the unknown one is dead
+    scheduling = """\
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions:
+              - key: nvidia.com/gpu.product
+                operator: In
+                values: [NVIDIA-H100-80GB-HBM3, NVIDIA-H100-SXM4-80GB]"""
+    found = lint(tmp_path, gpu_pod(scheduling), "--select", "GPU206")
+    assert [(*spot, f["severity"]) for spot, f in zip(where(found), found, strict=True)] == [
+        ("GPU206", 13, 49, "note")
+    ]
+    assert "the pod still schedules on NVIDIA-H100-80GB-HBM3" in found[0]["message"]
+    alone = scheduling.replace(
+        "[NVIDIA-H100-80GB-HBM3, NVIDIA-H100-SXM4-80GB]", "[NVIDIA-H100-SXM4-80GB]"
+    )
+    found = lint(tmp_path, gpu_pod(alone), "--select", "GPU206")
+    assert [f["severity"] for f in found] == ["warning"]
+    assert "the pod stays Pending" in found[0]["message"]
+
+
 def test_gpu204_a_gpu_instance_type_selects_gpu_nodes(tmp_path):
     text = CPU_POD.format(key="node.kubernetes.io/instance-type", value="p4d.24xlarge")
     found = lint(tmp_path, text, "--select", "GPU204")
