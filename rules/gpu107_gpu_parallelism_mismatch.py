@@ -17,8 +17,9 @@ compared.
 
 When the model is spread over several pods (`--nnodes N`, a Ray cluster,
 `--distributed-executor-backend ray`, a `LeaderWorkerSet` group of more than
-one pod), a degree larger than the container's GPUs is expected and only a
-split that cannot come out even is reported.
+one pod, a Dynamo component with `multinode.nodeCount` above 1), a degree
+larger than the container's GPUs is expected and only a split that cannot
+come out even is reported.
 
 ## Why it matters
 More ranks than GPUs fails at start-up (vLLM: `The number of required GPUs
@@ -92,8 +93,8 @@ from collections.abc import Iterator
 from gpulint.model.gpu.holding import container_holding
 from gpulint.model.gpu.infra import is_infra_container
 from gpulint.model.serving.fit import spans_pods
-from gpulint.model.serving.parallelism import command_line
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.model.serving.parallelism import arguments, command_line
+from gpulint.rules.api import Container, Context, Report, Resource, Rule, Severity
 
 rule = Rule(
     "GPU107",
@@ -109,6 +110,12 @@ START_ERRORS = {
     "(vLLM)",
     "torchrun": '"CUDA error: invalid device ordinal"',
 }
+
+
+def _runs_sglang(container: Container) -> bool:
+    """SGLang shares vLLM's flags' meaning but not its error message."""
+    text = " ".join([container.image, *(a.text for a in arguments(container))]).lower()
+    return "sglang" in text
 
 
 @rule.resource_check
@@ -131,7 +138,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         gpus = holding.describe(container)
         if wanted > held:
             effect = f"it needs {wanted} GPUs per pod and fails at start-up"
-            if found.launcher in START_ERRORS:
+            if found.launcher in START_ERRORS and not _runs_sglang(container):
                 effect += f": {START_ERRORS[found.launcher]}"
         else:
             effect = f"{held - wanted} of the GPUs sit idle"

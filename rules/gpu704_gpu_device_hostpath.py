@@ -8,9 +8,11 @@ they may not match the driver the container toolkit injects. GKE documents
 mounting its driver folder `/home/kubernetes/bin/nvidia` into pods that
 request GPUs (GPUDirect-TCPX/TCPXO setups), so that path is left alone in a
 pod that requests GPUs. GPU infrastructure, which installs and serves the
-driver, is exempt, and so is a volume that a GPU infrastructure container of
-the pod mounts (a helper container in the GPU Operator's driver pod shares
-the driver's volumes).
+driver, is exempt (NVIDIA's, AMD's and Intel's components and GKE's own: its
+driver installer, which installs in init containers and then runs `pause`,
+its MIG partitioner and device plugin: `gpulint/model/gpu/infra.py`), and so
+is a volume that a GPU infrastructure container of the pod mounts (a helper
+container in the GPU Operator's driver pod shares the driver's volumes).
 
 ## Why it matters
 Device nodes mounted from the host reach the container without the device

@@ -13,7 +13,9 @@ last years serves:
 - anything in KFServing's `serving.kubeflow.org`: KFServing became KServe in
   0.7 (October 2021), which serves `InferenceService` as
   `serving.kserve.io/v1beta1`; its migration job moves the old objects and
-  deletes KFServing ("Migrating from KFServing", KServe docs).
+  deletes KFServing ("Migrating from KFServing", KServe docs). The message
+  says what it assumes: a platform still on KFServing 0.6 or older serves the
+  group (Kubeflow 1.3 shipped it), and for such a cluster the finding is moot.
 
 `ray.io/v1alpha1` is not reported: KubeRay still serves it beside `ray.io/v1`
 (frozen since v1.0, kuberay issue 5124). The pod templates of these objects are
@@ -118,9 +120,10 @@ def problem(resource: Resource) -> str | None:
     if group == KFSERVING_GROUP:
         return (
             f"{resource.kind} in {resource.api_version}: KFServing became KServe in 0.7 "
-            f"(October 2021), which serves serving.kserve.io/v1beta1; no current cluster "
-            f'serves {group}: "no matches for kind {resource.kind!r} in version '
-            f'{resource.api_version!r}"'
+            f"(October 2021), which serves serving.kserve.io/v1beta1; a cluster running KServe "
+            f'answers "no matches for kind {resource.kind!r} in version '
+            f'{resource.api_version!r}" (this assumes KServe: only a platform still on '
+            f"KFServing 0.6 or older, unmaintained since 2021, serves {group})"
         )
     known = UNSERVED.get((group, resource.kind))
     if known is None or version not in known[0]:

@@ -386,3 +386,15 @@ def test_dynamo_cpu_memory_left_out_is_not_judged(tmp_path):
     found = lint_with(tmp_path, BURSTABLE_TOO, half, "--select", "GPU106")
     assert where(found) == [("GPU106", 13, 7)]
     assert "no cpu limit" in found[0]["message"]
+
+
+def test_dynamo_multinode_tensor_parallelism_spans_pods(tmp_path):
+    # issue 24: 2 pods x 2 GPUs carry --tensor-parallel-size 4; each pod's count is right
+    assert where(lint(tmp_path, DYNAMO_V1ALPHA1, "--select", "GPU107")) == [("GPU107", 20, 15)]
+    spread = DYNAMO_V1ALPHA1.replace(
+        "          replicas: 2\n",
+        "          replicas: 2\n          multinode:\n            nodeCount: 2\n",
+    )
+    assert lint(tmp_path, spread, "--select", "GPU107") == []
+    uneven = spread.replace("--tensor-parallel-size 4", "--tensor-parallel-size 3")
+    assert [f["code"] for f in lint(tmp_path, uneven, "--select", "GPU107")] == ["GPU107"]

@@ -12,6 +12,7 @@ import re
 
 from gpulint.core.lazy_re import lazy
 from gpulint.model.resource import Container, PodSpec
+from gpulint.model.values.images import is_pause_image
 
 # Image repository names (the part after the registry, without tag or digest).
 _INFRA_IMAGE = lazy(
@@ -24,7 +25,12 @@ _INFRA_IMAGE = lazy(
     r"node-feature-discovery|"
     r"k8s-device-plugin-amd|amd-gpu-device-plugin|device-metrics-exporter|"
     r"intel-gpu-plugin|intel-gpu-initcontainer|intel-deviceplugin-operator|"
-    r"hami|hami-scheduler|hami-device-plugin"
+    r"hami|hami-scheduler|hami-device-plugin|"
+    # GKE's own GPU stack (github.com/GoogleCloudPlatform/container-engine-accelerators:
+    # nvidia-driver-installer/*/daemonset*.yaml, cmd/nvidia_gpu): the driver installers,
+    # the MIG partitioner and GKE's device plugin.
+    r"cos-nvidia-installer|cos-gpu-installer|ubuntu-nvidia-driver-installer|"
+    r"nvidia-driver-installer|nvidia-partition-gpu|nvidia-gpu-device-plugin"
     r")(?:[:@]|$)"
 )
 _INFRA_REPOSITORY_PREFIXES = (
@@ -70,6 +76,14 @@ def is_infra_container(container: Container) -> bool:
 
 
 def is_infra_pod(pod: PodSpec) -> bool:
-    """A pod whose regular containers are all GPU infrastructure."""
+    """A pod whose regular containers are all GPU infrastructure, or the ``pause`` image
+    behind infrastructure init containers (GKE's driver installer installs in an init
+    container, then pauses)."""
     regular = pod.regular_containers()
-    return bool(regular) and all(is_infra_container(c) for c in regular)
+    if not regular:
+        return False
+    if all(is_infra_container(c) for c in regular):
+        return True
+    return all(is_infra_container(c) or is_pause_image(c.image) for c in regular) and any(
+        is_infra_container(c) for c in pod.init_containers()
+    )

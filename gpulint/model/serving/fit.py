@@ -31,15 +31,41 @@ NAME_ROUNDING = 0.95
 
 
 def spans_pods(resource: Resource) -> bool:
-    """Kinds whose model groups span several pods: a Ray cluster, a LeaderWorkerSet of size > 1."""
+    """Kinds whose model groups span several pods: a Ray cluster, a LeaderWorkerSet of size > 1,
+    a Dynamo deployment with a multi-node component (``multinode.nodeCount`` > 1)."""
     group, spec = api_group(resource.api_version), resource.obj.get("spec")
     if group == "ray.io":
         return True
+    if group == "nvidia.com" and resource.kind in _DYNAMO_KINDS and isinstance(spec, dict):
+        return any(_node_count(part) > 1 for part in _dynamo_parts(spec))
     if group == LWS_GROUP and isinstance(spec, dict):
         template = spec.get("leaderWorkerTemplate")
         size = template.get("size") if isinstance(template, dict) else None
         return isinstance(size, int) and not isinstance(size, bool) and size > 1
     return False
+
+
+_DYNAMO_KINDS = ("DynamoGraphDeployment", "DynamoComponentDeployment")
+
+
+def _dynamo_parts(spec: dict) -> list:
+    """A Dynamo spec's components: ``services`` by name (v1alpha1), ``components`` (v1beta1),
+    or the spec itself (a DynamoComponentDeployment)."""
+    services = spec.get("services")
+    components = spec.get("components")
+    parts: list = [spec]
+    if isinstance(services, dict):
+        parts += list(services.values())
+    if isinstance(components, list):
+        parts += components
+    return parts
+
+
+def _node_count(part: object) -> int:
+    """``multinode.nodeCount`` of a Dynamo component (the pods one model copy spans)."""
+    multinode = part.get("multinode") if isinstance(part, dict) else None
+    count = multinode.get("nodeCount") if isinstance(multinode, dict) else None
+    return count if isinstance(count, int) and not isinstance(count, bool) else 1
 
 
 @record(frozen=True)

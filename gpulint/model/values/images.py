@@ -85,3 +85,9 @@ def parse_image(image: str) -> ImageRef | None:
     if rest and ("." in first or ":" in first or first == "localhost"):
         registry, name = first, rest
     return ImageRef(registry, name, tag, digest)
+
+
+def is_pause_image(image: str) -> bool:
+    """``registry.k8s.io/pause:3.9`` and its mirrors: the pod sandbox's do-nothing image."""
+    ref = parse_image(image)
+    return ref is not None and ref.repository.rsplit("/", 1)[-1] == "pause"

@@ -37,7 +37,7 @@ import re
 
 from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.model.serving.parallelism import arguments
-from gpulint.model.values.images import parse_image
+from gpulint.model.values.images import is_pause_image
 
 _SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "busybox"})
 # Shell syntax after which the next word is a program again.
@@ -134,16 +134,10 @@ def is_probe(container: Container, scripts: bool = False) -> bool:
     ``scripts``, a GPU check script counts as a probe too."""
     if "command" not in container.data and container.image.startswith(_SAMPLE_IMAGES):
         return True  # the sample is the entrypoint; args are its flags
-    if "command" not in container.data and _is_pause_image(container.image):
+    if "command" not in container.data and is_pause_image(container.image):
         return True  # the pause container only sleeps (a pod that holds nodes for a test)
     runs = _runs([arg.text for arg in arguments(container)])
     return bool(runs) and all(_probe_run(name, args, scripts) for name, args in runs)
-
-
-def _is_pause_image(image: str) -> bool:
-    """``registry.k8s.io/pause:3.9`` and its mirrors: the pod sandbox's do-nothing image."""
-    ref = parse_image(image)
-    return ref is not None and ref.repository.rsplit("/", 1)[-1] == "pause"
 
 
 def is_probe_pod(pod: PodSpec, resource: Resource | None = None) -> bool:

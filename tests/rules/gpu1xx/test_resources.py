@@ -304,6 +304,17 @@ def _server(args: str, gpus: int = 2, env: str = "") -> str:
     )
 
 
+def test_gpu107_quotes_vllms_start_up_error_only_for_vllm(tmp_path):
+    text = _server("      args: [--tensor-parallel-size, '4']\n")
+    found = lint(tmp_path, text, "--select", "GPU107")
+    assert '"The number of required GPUs exceeds' in found[0]["message"]
+    sglang = text.replace("vllm/vllm-openai:v0.6.3", "lmsysorg/sglang:v0.4.0").replace(
+        "--tensor-parallel-size", "--tp-size"
+    )
+    found = lint(tmp_path, sglang, "--select", "GPU107")
+    assert found[0]["message"].endswith("it needs 4 GPUs per pod and fails at start-up")
+
+
 def test_gpu107_vllm_flag_with_separate_value(tmp_path):
     text = _server(
         '      args:\n        - --model=m\n        - --tensor-parallel-size\n        - "4"\n'

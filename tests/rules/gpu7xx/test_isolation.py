@@ -171,6 +171,70 @@ def test_gpu704_gpu_infrastructure_is_exempt(tmp_path):
     assert lint(tmp_path, text, "--select", "GPU704") == []
 
 
+# GKE's driver installer (container-engine-accelerators, nvidia-driver-installer/cos/
+# daemonset-preloaded.yaml, abridged): installs in init containers, then pauses.
+_GKE_INSTALLER = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: nvidia-driver-installer
+  namespace: kube-system
+spec:
+  selector:
+    matchLabels: {k8s-app: nvidia-driver-installer}
+  template:
+    metadata:
+      labels: {k8s-app: nvidia-driver-installer}
+    spec:
+      tolerations:
+      - operator: "Exists"
+      hostNetwork: true
+      hostPID: true
+      volumes:
+      - name: dev
+        hostPath:
+          path: /dev
+      - name: nvidia-install-dir-host
+        hostPath:
+          path: /home/kubernetes/bin/nvidia
+      initContainers:
+      - image: "cos-nvidia-installer:fixed"
+        imagePullPolicy: Never
+        name: nvidia-driver-installer
+        securityContext:
+          privileged: true
+        volumeMounts:
+        - name: nvidia-install-dir-host
+          mountPath: /usr/local/nvidia
+        - name: dev
+          mountPath: /dev
+      - image: "gcr.io/gke-release/nvidia-partition-gpu:1.0"
+        name: partition-gpus
+        securityContext:
+          privileged: true
+        volumeMounts:
+        - name: nvidia-install-dir-host
+          mountPath: /usr/local/nvidia
+        - name: dev
+          mountPath: /dev
+      containers:
+      - image: "gcr.io/google-containers/pause:2.0"
+        name: pause
+"""
+
+
+def test_gpu704_leaves_gkes_driver_installer_alone(tmp_path):
+    # issue 24: GPU infrastructure, exempt as the rule's page says (12 wrong notes before)
+    assert lint(tmp_path, _GKE_INSTALLER, "--select", "GPU703,GPU704") == []
+    # the same volumes in a workload whose pause container has no installer before it
+    workload = _GKE_INSTALLER.replace('"cos-nvidia-installer:fixed"', "ubuntu:22.04").replace(
+        '"gcr.io/gke-release/nvidia-partition-gpu:1.0"',
+        "ubuntu:22.04",
+    )
+    found = lint(tmp_path, workload, "--select", "GPU704")
+    assert where(found) == [("GPU704", 23, 11)]  # the driver folder (a note)
+
+
 # --- GPU705 gpu-shm-missing --------------------------------------------------------------------
 
 # The option single-rank reports, as notes, pods where no two ranks are known to share /dev/shm.
