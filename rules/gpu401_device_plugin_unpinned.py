@@ -5,7 +5,11 @@ The NVIDIA device plugin or GPU feature discovery image without a tag or on
 `nvcr.io/nvidia/gpu-feature-discovery`), in the device plugin chart's values
 (`image.tag: latest`), and in the GPU Operator's values or `ClusterPolicy`
 (`devicePlugin.version` or `gfd.version` set to `latest`, or an `image` given
-verbatim without a tag). A digest pins the image.
+verbatim without a tag). A digest pins the image. Where a GitOps object
+installs either chart (a Flux HelmRelease, an Argo CD Application or
+ApplicationSet, kustomize `helmCharts`, a Helmfile release:
+`gpulint/model/nvidia/gitops.py`), a chart version that is not set or is a
+range (`*`, `>=0.14`, `0.x`, `^0.17`, `0.17`) floats the same way.
 
 ## Why it matters
 The device plugin is what makes GPUs schedulable on every node. On `latest`,
@@ -64,7 +68,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.nvidia import containers, images, operator, recognise
+from gpulint.model.nvidia import containers, gitops, images, operator, recognise
 from gpulint.model.nvidia.configs import at_path
 from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity, mentions
 
@@ -108,8 +112,29 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             )
 
 
+# What a newer chart brings along.
+_RELEASED = {
+    recognise.DEVICE_PLUGIN_CHART: "a device plugin release",
+    recognise.OPERATOR_CHART: "a GPU Operator release (driver, toolkit and plugin versions)",
+}
+
+
 @rule.document_check
 def check_values(doc: Document, ctx: Context) -> Iterator[Report]:
+    for release in gitops.chart_versions(doc.data):
+        if release.chart in recognise.CHARTS and gitops.floats(release.version):
+            written = (
+                "sets no version"
+                if release.version is None
+                else (f"version {release.version!r} is a range")
+            )
+            yield Report(
+                release.path,
+                f"the {release.chart} chart release {written}: each reconcile may install a "
+                f"newer chart, and with it {_RELEASED[release.chart]} nobody chose; pin one "
+                "chart version",
+                at="value",
+            )
     for where in recognise.place(doc.data, recognise.values_for(ctx.settings)):
         data = at_path(doc.data, where.prefix)
         if not isinstance(data, dict):

@@ -23,8 +23,71 @@ A chart reference names a chart by its last path segment (``nvdp/nvidia-device-p
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
+
+from gpulint.core.record import record
+
+
+@record(frozen=True)
+class ChartVersion:
+    """The chart version a release pins, as written (None: not set), and where."""
+
+    chart: str
+    version: str | None
+    path: tuple  # the version's path, or the chart reference's when the version is not set
+
+
+# Semver ranges and wildcards as Flux, Argo CD, kustomize and Helmfile read them
+# (Masterminds/semver constraints): anything but one exact version floats.
+_RANGE = re.compile(r"[*^~<>=|,]|(?:^|\.)[xX](?:\.|$)|\s-\s|^\s*$|^latest$|^v?\d+(?:\.\d+)?$")
+
+
+def floats(version: str | None) -> bool:
+    """Whether ``version`` leaves the release to the newest chart that matches it: unset,
+    a range (``>=0.14``, ``0.x``, ``^0.17``, ``*``) or a partial one (``0.17``)."""
+    return version is None or bool(_RANGE.search(version.strip()))
+
+
+def chart_versions(data: Any) -> Iterator[ChartVersion]:
+    """The chart version of each release the GitOps document holds (``chart_values``'
+    objects): Flux ``spec.chart.spec.version``, Argo CD ``targetRevision`` of a source
+    that names a ``chart`` (a Helm repository; a Git source's revision is a branch or a
+    commit), kustomize ``helmCharts[].version``, Helmfile ``releases[].version``."""
+    if not isinstance(data, dict):
+        return
+    group, kind = _group(data), data.get("kind")
+    if group == "helm.toolkit.fluxcd.io" and kind == "HelmRelease":
+        chart = ("spec", "chart", "spec")
+        yield from _version(data, chart + ("chart",), chart + ("version",))
+    elif group == "argoproj.io" and kind in ("Application", "ApplicationSet"):
+        spec: tuple = ("spec", "template", "spec") if kind == "ApplicationSet" else ("spec",)
+        sources: list[tuple] = [spec + ("source",)]
+        many = _get(data, *spec, "sources")
+        if isinstance(many, list):
+            sources += [spec + ("sources", i) for i in range(len(many))]
+        for at in sources:
+            if isinstance(_get(data, *at), dict):
+                yield from _version(data, at + ("chart",), at + ("targetRevision",))
+    elif group == "kustomize.config.k8s.io" and kind == "Kustomization":
+        entries = _get(data, "helmCharts")
+        for i in range(len(entries) if isinstance(entries, list) else 0):
+            yield from _version(data, ("helmCharts", i, "name"), ("helmCharts", i, "version"))
+    elif "apiVersion" not in data and isinstance(data.get("releases"), list):
+        for i in range(len(data["releases"])):
+            yield from _version(data, ("releases", i, "chart"), ("releases", i, "version"))
+
+
+def _version(data: dict, chart_at: tuple, version_at: tuple) -> Iterator[ChartVersion]:
+    name = _chart_name(_get(data, *chart_at))
+    if name is None:
+        return
+    version = _get(data, *version_at)
+    if version is None:
+        yield ChartVersion(name, None, chart_at)
+    elif isinstance(version, str | int | float) and not isinstance(version, bool):
+        yield ChartVersion(name, str(version), version_at)
 
 
 def _chart_name(reference: Any) -> str | None:

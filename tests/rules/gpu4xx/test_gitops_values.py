@@ -127,3 +127,39 @@ def test_a_plugin_config_written_under_the_charts_config_is_one_finding(tmp_path
         "config holds a device plugin config file itself (version, sharing)"
         in (found[0]["message"])
     )
+
+
+@pytest.mark.parametrize(
+    ("version", "floating"),
+    [
+        (None, True),
+        ('"*"', True),
+        ('">=0.14.0"', True),
+        ("0.x", True),
+        ('"^0.17.0"', True),
+        ('"0.17"', True),
+        ("0.17.4", False),
+        ("v0.17.4", False),
+    ],
+)
+def test_a_release_that_floats_its_chart_version_is_unpinned(tmp_path, version, floating):
+    line = f"      version: {version}\n" if version else ""
+    text = HELM_RELEASE.replace(
+        "      chart: nvidia-device-plugin\n", "      chart: nvidia-device-plugin\n" + line
+    )
+    found = lint(tmp_path, text, "--select", "GPU401")
+    spot = ("GPU401", 10, 16) if version else ("GPU401", 9, 14)
+    assert where(found) == ([spot] if floating else [])
+
+
+def test_chart_versions_in_argo_kustomize_and_helmfile(tmp_path):
+    argo = APPLICATION.replace("      targetRevision: v24.9.0\n", "      targetRevision: 24.*\n")
+    found = lint(tmp_path, argo, "--select", "GPU401", name="app.yaml")
+    assert where(found) == [("GPU401", 16, 23)]
+    assert "a GPU Operator release (driver, toolkit and plugin versions)" in found[0]["message"]
+    # a Git source's targetRevision is a branch: not a chart version
+    assert lint(tmp_path, APPLICATION, "--select", "GPU401", name="app.yaml") == []
+    unversioned = KUSTOMIZATION.replace("    version: 0.17.0\n", "")
+    found = lint(tmp_path, unversioned, "--select", "GPU401", name="kustomization.yaml")
+    assert where(found) == [("GPU401", 4, 11)]
+    assert lint(tmp_path, HELMFILE, "--select", "GPU401", name="helmfile.yaml") == []
