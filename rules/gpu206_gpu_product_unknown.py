@@ -7,8 +7,9 @@ reports, and that is close to one that does:
 - spaces where GPU feature discovery writes dashes
   (`NVIDIA A100-SXM4-80GB` for `NVIDIA-A100-SXM4-80GB`);
 - a bare or partial model (`A100`, `NVIDIA-H100-80GB`) or a model with words
-  the label never has (`NVIDIA-H200-SXM5-141GB`; `NVIDIA-H100-SXM4-80GB`: SXM4
-  is the A100's module, and the H100 SXM reports `NVIDIA-H100-80GB-HBM3`);
+  the label never has (`NVIDIA-H200-SXM5-141GB`; `NVIDIA-H100-SXM4-80GB` and
+  `NVIDIA-H100-SXM5-80GB`: no GPU name says SXM5 or SXM6, SXM4 only the A100's,
+  and the H100 SXM reports `NVIDIA-H100-80GB-HBM3`);
 - the name drivers before R470 gave a GPU (`A100-SXM4-40GB`, also with
   `-MIG-1g.5gb`): NVML's names gained the `NVIDIA` prefix in R470, so every
   supported driver reports `NVIDIA-A100-SXM4-40GB` (`Tesla-T4` and the V100s

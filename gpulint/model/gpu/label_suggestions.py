@@ -66,19 +66,26 @@ def current_driver_form(value: str) -> str | None:
 # The SXM4 module is the A100's (Ampere); Hopper and Blackwell GPUs come on SXM5 and SXM6 and
 # their names never say SXM4: the H100 SXM reports "NVIDIA H100 80GB HBM3" (GPU Operator
 # manifests/output/mig-node-labels.json; k8s-device-plugin issue 1501).
+# Nor does any GPU name say SXM5 or SXM6 (the module people write for the H100 and H200
+# SXM, and Blackwell's): "NVIDIA-H100-SXM5-80GB" means the H100 SXM, NVIDIA-H100-80GB-HBM3.
 _AMPERE_SOCKET = "sxm4"
+_SOCKETS = frozenset({"sxm4", "sxm5", "sxm6"})
 
 
 def _other_socket(tokens: frozenset[str]) -> list[str]:
-    """Labels of the model a value names with the A100's ``SXM4`` on a newer GPU."""
+    """Labels of the model a value names with a module word its GPU names never have:
+    the A100's ``SXM4`` on a newer GPU, or ``SXM5``/``SXM6`` on any."""
     models = tokens & model_tokens()
-    if _AMPERE_SOCKET not in tokens or not models:
+    sockets = tokens & _SOCKETS
+    if not sockets or not models:
         return []
     scored = []
     for label in catalog.product_labels():
         device = catalog.gpu_for_product(label)
-        if device is None or device.family in (None, "ampere"):
+        if device is None or device.family is None:
             continue
+        if sockets == {_AMPERE_SOCKET} and device.family == "ampere":
+            continue  # SXM4 is the A100's own module: those labels matched already
         if models & value_tokens(label):
             scored.append((len(tokens & value_tokens(label)), label))
     best = max((n for n, _label in scored), default=0)

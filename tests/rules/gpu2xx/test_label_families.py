@@ -49,6 +49,22 @@ def test_gpu206_still_suggests_for_a_misspelt_value(tmp_path):
     assert where(found) == [("GPU206", 7, 29)]
 
 
+@pytest.mark.parametrize(
+    ("value", "meant"),
+    [
+        ("NVIDIA-H100-SXM5-80GB", "NVIDIA-H100-80GB-HBM3"),
+        ("NVIDIA-H100-SXM4-80GB", "NVIDIA-H100-80GB-HBM3"),
+        ("NVIDIA-B200-SXM6", "NVIDIA-B200"),
+    ],
+)
+def test_gpu206_a_module_word_no_gpu_name_has(tmp_path, value, meant):
+    # issue 24: people write the SXM module into the product; NVML's names never hold it
+    scheduling = f"  nodeSelector:\n    nvidia.com/gpu.product: {value}"
+    found = lint(tmp_path, gpu_pod(scheduling), "--select", "GPU206")
+    assert where(found) == [("GPU206", 7, 29)]
+    assert f"did you mean {meant}?" in found[0]["message"]
+
+
 def test_gpu206_an_unknown_value_beside_real_products_is_a_note(tmp_path):
     # issue 24: the pod still schedules on the list's other values; the unknown one is dead
     scheduling = """\
