@@ -372,3 +372,22 @@ def test_a_chart_that_refuses_the_default_namespace_renders_in_its_own(chart, re
     assert [e["message"][:40] for e in json.loads(given.stdout)["errors"]] == [
         "helm template failed: execution error at"
     ]  # a namespace the user gave is the user's
+
+
+def test_a_chart_that_requires_a_value_renders_with_its_ci_values(chart, real_helm):
+    # issue 24: render as the chart's own CI installs it (chart-testing's ci/*-values.yaml)
+    (chart / "templates" / "model.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: model\n"
+        'data:\n  name: {{ required "modelName is required" .Values.modelName | quote }}\n'
+    )
+    failed = json.loads(run_cli("check", "--format", "json", "mychart").stdout)
+    assert [e["path"] for e in failed["errors"]] == ["mychart/templates/model.yaml"]
+    assert "modelName is required" in failed["errors"][0]["message"]
+    (chart / "ci").mkdir()
+    (chart / "ci" / "default-values.yaml").write_text("modelName: llama\n")
+    report = json.loads(run_cli("check", "--format", "json", "mychart").stdout)
+    assert report["errors"] == []
+    assert "GPU101" in {f["code"] for f in report["findings"]}
+    # values the user gives are the user's: no CI values are added to them
+    given = run_cli("check", "--format", "json", "--set", "gpus=1", "mychart")
+    assert "modelName is required" in json.loads(given.stdout)["errors"][0]["message"]

@@ -77,6 +77,24 @@ def _namespace_retry(argv: list[str], outcome, chart: str, settings: Settings) -
     return [argv[0], argv[1], f"--namespace={name or 'gpulint'}", *argv[2:]]
 
 
+def _ci_values_retry(argv: list[str], outcome, chart: str, settings: Settings) -> list[str] | None:
+    """A chart whose defaults do not render (a ``required`` value, a guard) rendered as its own
+    CI installs it: with its first ``ci/*-values.yaml`` (chart-testing's convention, also
+    ``ci/*.yaml``), when the user gave no values of their own; else None."""
+    if outcome.ok or settings.render.values or settings.render.set_values:
+        return None
+    folder = os.path.join(chart, "ci")
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return None
+    for name in names:
+        path = os.path.join(folder, name)
+        if name.endswith((".yaml", ".yml")) and os.path.isfile(path) and not os.path.islink(path):
+            return [argv[0], argv[1], f"--values={os.path.abspath(path)}", *argv[2:]]
+    return None
+
+
 def helm_env(home: str) -> dict[str, str]:
     """helm's own folders, all under ``home`` (an empty temporary folder)."""
     return {name: os.path.join(home, name.lower()) for name in _HELM_HOMES}
@@ -102,11 +120,10 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
     argv = command(helm, chart, settings)
     with tempfile.TemporaryDirectory(prefix="gpulint-helm-") as home:
         outcome = run_tool(argv, settings.render.timeout, env=helm_env(home))
-        retry = _namespace_retry(argv, outcome, chart, settings)
-        if retry is not None:
-            # A chart that refuses helm's default namespace (a guard in its templates)
-            # renders as its users install it: in a namespace of its own.
-            argv, outcome = retry, run_tool(retry, settings.render.timeout, env=helm_env(home))
+        for retry_of in (_namespace_retry, _ci_values_retry):
+            retry = retry_of(argv, outcome, chart, settings)
+            if retry is not None:
+                argv, outcome = retry, run_tool(retry, settings.render.timeout, env=helm_env(home))
     if not outcome.ok:
         errors.append(failure(chart, outcome.message.replace(os.path.abspath(chart), chart)))
         return sources, errors
