@@ -3,7 +3,12 @@
 A privileged container (`securityContext.privileged: true`) in a pod that
 requests GPUs. GPU infrastructure (device plugin with
 `compatWithCPUManager`, GPU feature discovery, the GPU Operator's components)
-is exempt: it runs privileged on purpose.
+is exempt: it runs privileged on purpose. So is a pod that holds a whole node's
+GPUs (NCCL and RDMA tests, 8-GPU training workers): there is no other pod's GPU
+to see. A whole node is the cluster profile's largest GPU node
+(`max-gpus-per-node`, or the Nodes of the run) or, where the run does not say,
+8 whole GPUs (`nvidia.com/gpu`, `amd.com/gpu`): the HGX and DGX baseboards of
+nearly every multi-GPU server carry 8.
 
 ## Why it matters
 A privileged container gets every device of the node, "by design of the
@@ -60,7 +65,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.model.gpu.infra import is_infra_container, is_infra_pod
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
+from gpulint.rules.api import Context, PodSpec, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU703",
@@ -72,12 +77,24 @@ rule = Rule(
 )
 
 
+WHOLE_NODE = 8  # GPUs of an HGX/DGX baseboard, where the run does not say
+_WHOLE_GPUS = ("nvidia.com/gpu", "amd.com/gpu")
+
+
+def _holds_whole_node(pod: PodSpec, ctx: Context) -> bool:
+    whole = max(pod.effective_gpus.get(name, 0) for name in _WHOLE_GPUS)
+    most = ctx.profile.max_gpus_per_node
+    return whole >= (most if most is not None else WHOLE_NODE)
+
+
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for pod in resource.pod_specs:
         if not pod.requests_gpu or is_infra_pod(pod):
             continue
         gpus = sum(pod.effective_gpus.values())
+        if _holds_whole_node(pod, ctx):
+            continue  # no other pod's GPU on its node to see
         for container in pod.containers:
             security = container.data.get("securityContext")
             if not isinstance(security, dict) or security.get("privileged") is not True:

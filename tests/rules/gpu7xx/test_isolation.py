@@ -110,6 +110,18 @@ def test_gpu703_privileged_container_in_gpu_pod(tmp_path):
     assert "allocated 1 GPU(s): it sees every GPU of the node" in found[0]["message"]
 
 
+def test_gpu703_a_pod_that_holds_a_whole_node_sees_nothing_extra(tmp_path):
+    # issue 24: NCCL and RDMA test pods hold all 8 GPUs of their node, privileged for RDMA
+    privileged = "      securityContext:\n        privileged: true\n"
+    whole = _pod(_container("nccl", gpus=8, extra=privileged))
+    assert lint(tmp_path, whole, "--select", "GPU703") == []
+    part = _pod(_container("nccl", gpus=4, extra=privileged))
+    assert where(lint(tmp_path, part, "--select", "GPU703")) == [("GPU703", 10, 9)]
+    # the run says its GPU nodes carry 4: four GPUs are a whole node there
+    config = "cluster:\n  max-gpus-per-node: 4\n"
+    assert lint_with(tmp_path, config, part, "--select", "GPU703") == []
+
+
 def test_gpu703_not_without_gpus_nor_for_infrastructure(tmp_path):
     privileged = "      securityContext:\n        privileged: true\n"
     text = _pod(_container("a", extra=privileged))
