@@ -16,11 +16,15 @@ with its sources): KubeRay's Ray pods, KServe's `LLMInferenceService` (from its
 `NIMService`, KubeAI's model pods (read from its resource profiles); a Dynamo component
 that sets `sharedMemory.disabled` or `sharedMemorySize: "0"` is checked.
 Containers that only probe the GPU or wait (`nvidia-smi`, a CUDA sample,
-`sleep`) are left alone, and so, in a pod that is multi-GPU only by its count,
-is a container that holds one GPU of them: nothing shares its GPU.
+`sleep`) and pods that probe or benchmark the GPUs (MPI workers whose launcher
+runs `nvbandwidth`, `gpu_burn`: `gpulint/model/workloads/purpose.py`) are left
+alone, and so, in a pod that is multi-GPU only by its count, is a container
+that holds one GPU of them: nothing shares its GPU.
 
 It is a warning where several ranks certainly share the pod: it holds more than
-one GPU and runs a distributed launcher or a split model, or is a Kubeflow
+one GPU and runs a distributed launcher or a split model, or is the worker of
+an MPIJob with `slotsPerWorker` above 1 (mpirun starts that many ranks in
+each worker), or is a Kubeflow
 Trainer runtime whose torch policy starts one process per GPU (`numProcPerNode`
 `auto`, its default): NCCL's shared-memory transport between those ranks lives
 in `/dev/shm`. Otherwise (one GPU per pod, or several GPUs driven by one
@@ -101,6 +105,7 @@ from gpulint.model.kinds.table import api_group
 from gpulint.model.serving.parallelism import command_line
 from gpulint.model.workloads.controllers import Adds, controller_adding, starts_a_rank_per_gpu
 from gpulint.model.workloads.probe import is_probe
+from gpulint.model.workloads.purpose import Purpose, pod_purpose
 from gpulint.rules.api import (
     Container,
     Context,
@@ -173,9 +178,21 @@ def _ranks_share_the_pod(pod: PodSpec, resource: Resource, held: Held) -> bool:
     talk through this pod's /dev/shm (NCCL's shared-memory transport and proxy buffers)."""
     if held.count is None or held.count <= 1:
         return False
-    return starts_a_rank_per_gpu(resource) or any(
-        command_line(c).is_distributed for c in pod.containers
+    return (
+        starts_a_rank_per_gpu(resource)
+        or _mpi_slots(resource) > 1
+        or any(command_line(c).is_distributed for c in pod.containers)
     )
+
+
+def _mpi_slots(resource: Resource) -> int:
+    """An MPIJob's ``slotsPerWorker``: the ranks mpirun starts in each worker pod (Kubeflow
+    mpi-operator, v2beta1 and the training operator's v1; 1 when unset)."""
+    if resource.kind != "MPIJob" or api_group(resource.api_version) != "kubeflow.org":
+        return 1
+    spec = resource.obj.get("spec")
+    slots = spec.get("slotsPerWorker") if isinstance(spec, dict) else None
+    return slots if isinstance(slots, int) and not isinstance(slots, bool) else 1
 
 
 def _shm_volume(pod: PodSpec, container: Container) -> tuple[bool, str]:
@@ -210,6 +227,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         held = pod_holding(pod, ctx.profile)
         if not held.any or is_infra_pod(pod) or pod.spec.get("hostIPC") is True:
             continue
+        if pod_purpose(resource, pod) in (Purpose.PROBE, Purpose.BENCHMARK):
+            continue  # a probe or a bandwidth test: no DataLoader, no training ranks
         found = _reason(pod, resource, held)
         if found is None:
             continue

@@ -340,6 +340,44 @@ def test_gpu705_is_a_warning_only_where_ranks_share_the_pod(tmp_path):
         assert lint(tmp_path, text, "--select", "GPU705") == []  # advice, on request
 
 
+_MPI_WORKERS = """\
+apiVersion: kubeflow.org/v2beta1
+kind: MPIJob
+metadata:
+  name: train
+spec:
+  slotsPerWorker: {slots}
+  mpiReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+            - name: worker
+              image: nvcr.io/nvidia/pytorch:24.05-py3
+              command: [/usr/sbin/sshd, -De]
+              resources:
+                limits:
+                  nvidia.com/gpu: 6
+"""
+
+
+def test_gpu705_mpi_workers_with_several_slots_hold_several_ranks(tmp_path):
+    # issue 24: mpirun starts slotsPerWorker ranks in each worker pod; they share its /dev/shm
+    found = lint(tmp_path, _MPI_WORKERS.format(slots=6), "--select", "GPU705")
+    assert [(f["line"], f["severity"]) for f in found] == [(13, "warning")]
+    assert lint(tmp_path, _MPI_WORKERS.format(slots=1), "--select", "GPU705") == []  # a note
+    # the launcher runs a bandwidth test: the workers only serve it
+    bench = _MPI_WORKERS.format(slots=6).replace(
+        "  mpiReplicaSpecs:\n",
+        "  mpiReplicaSpecs:\n    Launcher:\n      replicas: 1\n      template:\n        spec:\n"
+        "          containers:\n            - name: launcher\n"
+        "              image: ghcr.io/nvidia/k8s-samples:nvbandwidth-v0.7-8d103163\n"
+        "              command: [mpirun, -np, '12', nvbandwidth, -t, multinode_device_to_device]\n",
+    )
+    assert lint(tmp_path, bench, "--select", "GPU705") == []
+
+
 def test_gpu705_leaves_probes_and_placeholders_alone(tmp_path):
     for command in ("[sleep, infinity]", "[nvidia-smi]", '[sh, -c, "nvidia-smi && sleep 60"]'):
         text = _pod(_container("t", gpus=2, extra=f"      command: {command}\n"))
