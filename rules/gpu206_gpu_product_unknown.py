@@ -20,7 +20,10 @@ KServe's `serving.kserve.io/gke-accelerator` annotation, which becomes a
 `cloud.google.com/gke-accelerator` node selector, is checked the same way.
 The GPU feature discovery suffixes `-MIG-<profile>` and `-SHARED` are understood.
 In an `In` list that also names a value GPUs do report, the pod still
-schedules there and the unknown value only selects nothing: a note.
+schedules there and the unknown value only selects nothing: a note. A Node's
+own `nvidia.com/gpu.product` or `cloud.google.com/gke-accelerator` label is
+checked the same way (GPU feature discovery writes what the driver names, so
+an unknown value there was set by hand or by a driver before R470).
 A provider's own GPU label with a documented list of values (CoreWeave's
 `gpu.nvidia.com/class`: `A40`, `RTX_A5000`...) is reported only when the value
 differs from a listed one by case or separators (`rtx-a5000`).
@@ -158,6 +161,28 @@ def _advice(key: str, value: str) -> str | None:
     return f"did you mean {_either(found)}?" if found else None
 
 
+def _node_labels(resource: Resource) -> Iterator[Report]:
+    """A Node's own product label that no GPU reports under a supported driver: set by hand,
+    or by GPU feature discovery under a driver before R470; pods that select the name the
+    GPU reports skip the node."""
+    metadata = resource.obj.get("metadata")
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    if not isinstance(labels, dict):
+        return
+    for key in (PRODUCT, GKE_ACCELERATOR):
+        value = labels.get(key)
+        advice = _advice(key, value) if isinstance(value, str) else None
+        if advice is None:
+            continue
+        yield Report(
+            ("metadata", "labels", key),
+            f"Node {resource.name} is labelled {key}={value}, which no GPU reports under a "
+            f"supported driver: {advice} (pods that select the name the GPU reports skip this "
+            "node)",
+            at="value",
+        )
+
+
 def _reported(key: str, value: str) -> bool:
     """Whether GPUs report ``value`` for ``key`` (a product, a GKE accelerator, a family
     value the catalog knows)."""
@@ -200,6 +225,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                 ("metadata", "annotations", _KSERVE_GKE), GKE_ACCELERATOR, str(value)
             ),
         )
+    if resource.kind == "Node" and resource.api_version == "v1":
+        yield from _node_labels(resource)
     for pod in resource.pod_specs:
         for req in label_requirements(pod.spec):
             if req.operator != "In":

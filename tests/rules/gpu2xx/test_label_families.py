@@ -65,6 +65,19 @@ def test_gpu206_a_module_word_no_gpu_name_has(tmp_path, value, meant):
     assert f"did you mean {meant}?" in found[0]["message"]
 
 
+def test_gpu206_a_nodes_own_product_label(tmp_path):
+    # issue 24: a Node labelled with a name no GPU reports (set by hand) is checked too
+    node = (
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: gpu-0\n  labels:\n"
+        "    nvidia.com/gpu.product: NVIDIA-H100-SXM4-80GB\n"
+    )
+    found = lint(tmp_path, node, "--select", "GPU206")
+    assert where(found) == [("GPU206", 6, 29)]
+    assert "did you mean NVIDIA-H100-80GB-HBM3?" in found[0]["message"]
+    real = node.replace("NVIDIA-H100-SXM4-80GB", "NVIDIA-H100-80GB-HBM3")
+    assert lint(tmp_path, real, "--select", "GPU206") == []
+
+
 def test_gpu206_an_unknown_value_beside_real_products_is_a_note(tmp_path):
     # issue 24: the pod still schedules on the list's other values; the unknown one is dead
     scheduling = """\
