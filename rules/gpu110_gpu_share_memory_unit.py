@@ -56,7 +56,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.values.quantity import QuantityError, parse_quantity
+from gpulint.model.values.gpu_resources import as_fraction
 from gpulint.rules.api import Context, Option, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
@@ -108,10 +108,5 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
 
 
 def _count(value: object) -> int | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        quantity = parse_quantity(value)
-    except QuantityError:
-        return None
-    return int(quantity) if quantity == int(quantity) else None
+    quantity = None if isinstance(value, bool) else as_fraction(value)
+    return int(quantity) if quantity is not None and quantity == int(quantity) else None

@@ -69,7 +69,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.model.nvidia import containers, gitops, images, operator, recognise
-from gpulint.model.nvidia.configs import at_path
+from gpulint.model.values.paths import at_path
 from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(

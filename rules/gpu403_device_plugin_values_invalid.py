@@ -50,7 +50,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.model.nvidia import operator, recognise, values
-from gpulint.model.nvidia.configs import at_path
+from gpulint.model.values.paths import at_path
 from gpulint.rules.api import Context, Document, Report, Rule, Severity, mentions
 from gpulint.validate.schema import SchemaProblem
 

@@ -78,8 +78,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.model.nvidia import containers, operator, recognise
-from gpulint.model.nvidia.configs import at_path
 from gpulint.model.values.images import parse_image
+from gpulint.model.values.paths import at_path
 from gpulint.rules.api import (
     Container,
     Context,

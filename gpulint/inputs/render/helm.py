@@ -26,7 +26,7 @@ from gpulint.core.sources import Source, decode, read_bytes
 from gpulint.inputs.discover import Target, display_path
 from gpulint.inputs.render import links
 from gpulint.inputs.render.helm_map import TemplateMapper
-from gpulint.inputs.render.process import run_tool
+from gpulint.inputs.render.process import Outcome, run_tool
 from gpulint.inputs.render.remote import Reference, missing_dependencies
 from gpulint.inputs.render.schemas import ARCHIVE_BUDGET, schema_references
 
@@ -62,7 +62,9 @@ def command(helm: str, chart: str, settings: Settings) -> list[str]:
     return [*argv, "--", opts.release_name, os.path.abspath(chart)]
 
 
-def _namespace_retry(argv: list[str], outcome, chart: str, settings: Settings) -> list[str] | None:
+def _namespace_retry(
+    argv: list[str], outcome: Outcome, chart: str, settings: Settings
+) -> list[str] | None:
     """The command again with ``--namespace=<chart folder>`` when no namespace was given and
     the failure names the default namespace (``Running in the 'default' namespace is not
     recommended``), else None."""
@@ -77,7 +79,9 @@ def _namespace_retry(argv: list[str], outcome, chart: str, settings: Settings) -
     return [argv[0], argv[1], f"--namespace={name or 'gpulint'}", *argv[2:]]
 
 
-def _ci_values_retry(argv: list[str], outcome, chart: str, settings: Settings) -> list[str] | None:
+def _ci_values_retry(
+    argv: list[str], outcome: Outcome, chart: str, settings: Settings
+) -> list[str] | None:
     """A chart whose defaults do not render (a ``required`` value, a guard) rendered as its own
     CI installs it: with its first ``ci/*-values.yaml`` (chart-testing's convention, also
     ``ci/*.yaml``), when the user gave no values of their own; else None."""

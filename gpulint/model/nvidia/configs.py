@@ -12,6 +12,7 @@ from typing import Any
 from gpulint.core.record import record
 from gpulint.model.nvidia import operator, plugin_config, recognise, values
 from gpulint.model.resource import Resource
+from gpulint.model.values.paths import at_path
 
 
 @record(frozen=True)
@@ -67,15 +68,3 @@ def resource_configs(resource: Resource) -> Iterator[FoundConfig]:
             found = _embedded(("data", key), label, text)
             if found is not None:
                 yield found
-
-
-def at_path(data: Any, path: tuple) -> Any:
-    """What sits at ``path`` (mapping keys and, for lists, indexes), else None."""
-    for part in path:
-        if isinstance(data, dict):
-            data = data.get(part)
-        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
-            data = data[part]
-        else:
-            return None
-    return data

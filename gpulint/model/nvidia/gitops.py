@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.core.record import record
+from gpulint.model.values.paths import at_path
 
 
 @record(frozen=True)
@@ -64,14 +65,14 @@ def chart_versions(data: Any) -> Iterator[ChartVersion]:
     elif group == "argoproj.io" and kind in ("Application", "ApplicationSet"):
         spec: tuple = ("spec", "template", "spec") if kind == "ApplicationSet" else ("spec",)
         sources: list[tuple] = [spec + ("source",)]
-        many = _get(data, *spec, "sources")
+        many = at_path(data, (*spec, "sources"))
         if isinstance(many, list):
             sources += [spec + ("sources", i) for i in range(len(many))]
         for at in sources:
-            if isinstance(_get(data, *at), dict):
+            if isinstance(at_path(data, at), dict):
                 yield from _version(data, at + ("chart",), at + ("targetRevision",))
     elif group == "kustomize.config.k8s.io" and kind == "Kustomization":
-        entries = _get(data, "helmCharts")
+        entries = at_path(data, ("helmCharts",))
         for i in range(len(entries) if isinstance(entries, list) else 0):
             yield from _version(data, ("helmCharts", i, "name"), ("helmCharts", i, "version"))
     elif "apiVersion" not in data and isinstance(data.get("releases"), list):
@@ -80,10 +81,10 @@ def chart_versions(data: Any) -> Iterator[ChartVersion]:
 
 
 def _version(data: dict, chart_at: tuple, version_at: tuple) -> Iterator[ChartVersion]:
-    name = _chart_name(_get(data, *chart_at))
+    name = _chart_name(at_path(data, chart_at))
     if name is None:
         return
-    version = _get(data, *version_at)
+    version = at_path(data, version_at)
     if version is None:
         yield ChartVersion(name, None, chart_at)
     elif isinstance(version, str | int | float) and not isinstance(version, bool):
@@ -101,24 +102,15 @@ def _group(data: dict) -> str:
     return api.split("/", 1)[0] if isinstance(api, str) and "/" in api else ""
 
 
-def _get(data: Any, *keys: Any) -> Any:
-    for key in keys:
-        if isinstance(data, dict):
-            data = data.get(key)
-        elif isinstance(data, list) and isinstance(key, int) and 0 <= key < len(data):
-            data = data[key]
-        else:
-            return None
-    return data
-
-
 def chart_values(data: Any) -> Iterator[tuple[str, tuple]]:
     """(chart name, path of its inline values mapping) for each release the document holds."""
     if not isinstance(data, dict):
         return
     group, kind = _group(data), data.get("kind")
     if group == "helm.toolkit.fluxcd.io" and kind == "HelmRelease":
-        yield from _found(_get(data, "spec", "chart", "spec", "chart"), data, ("spec", "values"))
+        yield from _found(
+            at_path(data, ("spec", "chart", "spec", "chart")), data, ("spec", "values")
+        )
     elif group == "argoproj.io" and kind in ("Application", "ApplicationSet"):
         spec = ("spec", "template", "spec") if kind == "ApplicationSet" else ("spec",)
         yield from _argo_sources(data, spec)
@@ -130,14 +122,14 @@ def chart_values(data: Any) -> Iterator[tuple[str, tuple]]:
 
 def _found(reference: Any, data: dict, path: tuple) -> Iterator[tuple[str, tuple]]:
     name = _chart_name(reference)
-    if name is not None and isinstance(_get(data, *path), dict):
+    if name is not None and isinstance(at_path(data, path), dict):
         yield name, path
 
 
 def _argo_sources(data: dict, spec: tuple) -> Iterator[tuple[str, tuple]]:
-    single = _get(data, *spec, "source")
+    single = at_path(data, (*spec, "source"))
     sources = [(spec + ("source",), single)] if isinstance(single, dict) else []
-    many = _get(data, *spec, "sources")
+    many = at_path(data, (*spec, "sources"))
     if isinstance(many, list):
         sources += [(spec + ("sources", i), s) for i, s in enumerate(many) if isinstance(s, dict)]
     for at, source in sources:
@@ -146,7 +138,7 @@ def _argo_sources(data: dict, spec: tuple) -> Iterator[tuple[str, tuple]]:
 
 
 def _each(data: dict, where: tuple, name_key: str, values: tuple) -> Iterator[tuple[str, tuple]]:
-    entries = _get(data, *where)
+    entries = at_path(data, where)
     if not isinstance(entries, list):
         return
     for i, entry in enumerate(entries):

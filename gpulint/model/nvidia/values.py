@@ -14,6 +14,7 @@ from typing import Any
 
 from gpulint.core.record import record
 from gpulint.model.nvidia import recognise
+from gpulint.model.values.paths import at_path
 from gpulint.validate import schema as schema_check
 
 SCHEMA = "device-plugin-values.schema.json"
@@ -40,17 +41,6 @@ class Problem:
     path: tuple  # relative to the values mapping
     message: str
     at: str = "key"
-
-
-def _value_at(data: Any, path: tuple) -> Any:
-    for part in path:
-        if isinstance(data, dict):
-            data = data.get(part)
-        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
-            data = data[part]
-        else:
-            return None
-    return data
 
 
 def problems(values: dict) -> list[Problem]:
@@ -219,7 +209,7 @@ def image_tag(values: dict) -> tuple[tuple, Any] | None:
 
 def config_entries(values: dict) -> list[tuple[tuple, str, str]]:
     """(path, name, text) of each ``config.map`` entry (the chart's integrated ConfigMap)."""
-    entries = _value_at(values, ("config", "map"))
+    entries = at_path(values, ("config", "map"))
     if not isinstance(entries, dict):
         return []
     return [(("config", "map", k), str(k), v) for k, v in entries.items() if isinstance(v, str)]
@@ -227,4 +217,4 @@ def config_entries(values: dict) -> list[tuple[tuple, str, str]]:
 
 def external_config(values: dict) -> bool:
     """Configs come from a ConfigMap the values name but do not hold."""
-    return bool(_value_at(values, ("config", "name")))
+    return bool(at_path(values, ("config", "name")))

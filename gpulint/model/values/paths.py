@@ -1,0 +1,18 @@
+"""What sits at a path in parsed YAML: mapping keys and list indexes, None where the path
+leaves the data (the one lookup the model's readers share)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def at_path(data: Any, path: tuple) -> Any:
+    """What sits at ``path`` (mapping keys and, for lists, indexes), else None."""
+    for part in path:
+        if isinstance(data, dict):
+            data = data.get(part)
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return None
+    return data
