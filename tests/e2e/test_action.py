@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -37,8 +38,12 @@ spec:
           nvidia.com/gpu: 1
 """
 
-# Only warnings (GPU106 and friends), no error.
-WARNINGS = BAD.replace("requests:", "limits:")
+# Only warnings, no error: a server pod (GPU106 BestEffort, GPU302 tag latest).
+WARNINGS = (
+    BAD.replace("requests:", "limits:")
+    .replace("name: train", "name: serve")
+    .replace("nvcr.io/nvidia/pytorch:24.05-py3", "vllm/vllm-openai:latest")
+)
 
 
 def _step(step_id: str) -> dict:
@@ -68,6 +73,8 @@ def _run_check(
         GITHUB_STEP_SUMMARY=str(summary_file),
     )
     env.update(runner or {})
+    # The runner finds the gpulint the install step put on PATH: here, this interpreter's.
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     cwd = workdir / expand(step["working-directory"])
     result = subprocess.run(
         ["bash", "-c", step["run"]], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
@@ -81,9 +88,7 @@ def _run_check(
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        shutil.which("gpulint") is None or shutil.which("bash") is None, reason="needs bash"
-    ),
+    pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash"),
 ]
 
 
