@@ -1,1 +1,1 @@
-"""The command line: the commands and their options (argparse); wiring only."""
+"""The command line: the commands and their options (click); wiring only."""

@@ -1,19 +1,20 @@
 """``gpulint check`` options for team adoption: config file, suppressions, baseline.
 
-The options are added as one argument group and read back from the parsed
-namespace, so the command itself only asks :func:`setup` for a :class:`Setup` and
+The options are listed in a section of their own and read back from the parsed
+options, so the command itself only asks :func:`setup` for a :class:`Setup` and
 calls it at three points: after building the settings, on the discovered targets,
 and before writing the reports.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from typing import NoReturn
 
-from gpulint.cli.option_groups import choices_metavar
+import click
+
+from gpulint.cli.option_groups import Decorator, Options, option
 from gpulint.config import file as config_mod
 from gpulint.config.globs import GlobError, PathFilter
 from gpulint.config.merge import FLAGGED, apply_config
@@ -29,51 +30,62 @@ _EXIT_ERROR = 2
 _UNITS = ("per-folder", "per-run")
 
 
-def add_options(parser: argparse.ArgumentParser) -> None:
-    """The adoption options, in a group of their own; they reach :func:`setup`, not the command."""
-    group = parser.add_argument_group("config file, suppressions and baseline")
-    group.add_argument(
-        "--config",
-        dest="config_path",
-        metavar="FILE",
-        help="Config file (default: .gpulint.yaml or .gpulint.yml in this folder or above).",
-    )
-    group.add_argument("--no-config", action="store_true", help="Ignore any config file.")
-    group.add_argument(
-        "--exclude",
-        action="append",
-        metavar="PATTERN",
-        help="Paths not to lint (gitignore-style, relative to this folder); "
-        "adds to the config file's.",
-    )
-    group.add_argument(
-        "--no-suppressions",
-        action="store_true",
-        help="Show everything: ignore suppression annotations, comments and config exemptions.",
-    )
-    group.add_argument(
-        "--require-reason",
-        action="store_true",
-        help="A suppression without a reason is an error and does not suppress.",
-    )
-    group.add_argument(
-        "--baseline",
-        dest="baseline_path",
-        metavar="FILE",
-        help="Report only findings that are not in this baseline.",
-    )
-    group.add_argument(
-        "--write-baseline",
-        metavar="FILE",
-        help="Record the current findings in FILE; then --baseline FILE reports only new ones.",
-    )
-    group.add_argument(
-        "--units",
-        choices=_UNITS,
-        metavar=choices_metavar(_UNITS),
-        help="Which plain files cross-file rules join: those of one folder (default) "
-        "or all of the run. Kustomizations and charts are units of their own.",
-    )
+_SECTION = "Config file, suppressions and baseline"
+
+
+def options() -> list[Decorator]:
+    """The adoption options, in a section of their own; they reach :func:`setup`, not the
+    command."""
+    return [
+        option(
+            "--config",
+            "config_path",
+            metavar="FILE",
+            section=_SECTION,
+            help="Config file (default: .gpulint.yaml or .gpulint.yml in this folder or above).",
+        ),
+        option("--no-config", is_flag=True, section=_SECTION, help="Ignore any config file."),
+        option(
+            "--exclude",
+            multiple=True,
+            metavar="PATTERN",
+            section=_SECTION,
+            help="Paths not to lint (gitignore-style, relative to this folder); "
+            "adds to the config file's.",
+        ),
+        option(
+            "--no-suppressions",
+            is_flag=True,
+            section=_SECTION,
+            help="Show everything: ignore suppression annotations, comments and config exemptions.",
+        ),
+        option(
+            "--require-reason",
+            is_flag=True,
+            section=_SECTION,
+            help="A suppression without a reason is an error and does not suppress.",
+        ),
+        option(
+            "--baseline",
+            "baseline_path",
+            metavar="FILE",
+            section=_SECTION,
+            help="Report only findings that are not in this baseline.",
+        ),
+        option(
+            "--write-baseline",
+            metavar="FILE",
+            section=_SECTION,
+            help="Record the current findings in FILE; then --baseline FILE reports only new ones.",
+        ),
+        option(
+            "--units",
+            type=click.Choice(_UNITS),
+            section=_SECTION,
+            help="Which plain files cross-file rules join: those of one folder (default) "
+            "or all of the run. Kustomizations and charts are units of their own.",
+        ),
+    ]
 
 
 @record
@@ -129,8 +141,8 @@ class Setup:
 
 
 def _given(flags: dict) -> set[str]:
-    """The settings given on the command line: their flags default to None."""
-    return {name for name in FLAGGED if flags.get(name) is not None}
+    """The settings given on the command line: None or, repeatable, an empty tuple when not."""
+    return {name for name in FLAGGED if flags.get(name) not in (None, ())}
 
 
 def _fail(lines: list[str]) -> NoReturn:
@@ -139,7 +151,7 @@ def _fail(lines: list[str]) -> NoReturn:
     sys.exit(_EXIT_ERROR)
 
 
-def setup(registry: Registry, options: argparse.Namespace) -> Setup:
+def setup(registry: Registry, options: Options) -> Setup:
     """Load the config file the flags point to; config errors end the run with exit code 2."""
     flags = vars(options)
     path: str | None = None

@@ -2,36 +2,39 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections import Counter
 
+from gpulint.cli.option_groups import Decorator, Options, option
 from gpulint.core.findings import Finding, FixSafety, RunResult, printable
 
 
-def add_options(parser: argparse.ArgumentParser) -> None:
-    """The fix options, in a group of their own; read back by :func:`flags`."""
-    group = parser.add_argument_group("fixes")
-    group.add_argument("--fix", action="store_true", help="Apply safe fixes in place.")
-    group.add_argument(
-        "--unsafe-fixes",
-        action="store_true",
-        help="With --fix or --diff: also the fixes that may change what you meant.",
-    )
-    group.add_argument(
-        "--diff",
-        action="store_true",
-        help="Print the fixes as a unified diff and change nothing "
-        "(exit 1 when there is something to fix).",
-    )
+def options() -> list[Decorator]:
+    """The fix options, in a section of their own; read back by :func:`flags`."""
+    return [
+        option("--fix", is_flag=True, section="Fixes", help="Apply safe fixes in place."),
+        option(
+            "--unsafe-fixes",
+            is_flag=True,
+            section="Fixes",
+            help="With --fix or --diff: also the fixes that may change what you meant.",
+        ),
+        option(
+            "--diff",
+            is_flag=True,
+            section="Fixes",
+            help="Print the fixes as a unified diff and change nothing "
+            "(exit 1 when there is something to fix).",
+        ),
+    ]
 
 
-def flags(options: argparse.Namespace) -> dict[str, bool]:
+def flags(options: Options) -> dict[str, bool]:
     names = ("fix", "unsafe_fixes", "diff", "follow_symlinks")
     return {name: bool(getattr(options, name, False)) for name in names}
 
 
-def requested(options: argparse.Namespace) -> bool:
+def requested(options: Options) -> bool:
     chosen = flags(options)
     return chosen["fix"] or chosen["diff"]
 

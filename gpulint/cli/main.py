@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import gc
 import os
@@ -10,11 +9,14 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn, TextIO
 
+import click
+
 from gpulint import __version__
 from gpulint.cli import adoption, fix_options
 from gpulint.cli import render_options as render_flags
-from gpulint.cli.check_options import check_parser
-from gpulint.cli.option_groups import Parser, UsageError
+from gpulint.cli.check_options import check_options
+from gpulint.cli.completion import COMPLETE_VAR
+from gpulint.cli.option_groups import CONTEXT, Options, SectionedCommand, UsageError, apply_options
 from gpulint.cli.output_paths import refuse_overwriting_inputs
 from gpulint.core.findings import RunResult, Severity, printable
 from gpulint.core.outputs import OutputError, PipeClosed, write_file, write_stdout
@@ -63,43 +65,72 @@ def _one_to_stdout(formats: tuple[str, ...], outputs: tuple[str, ...]) -> None:
         )
 
 
-# The commands and their summaries in `gpulint --help`, in alphabetical order.
-COMMANDS = {
-    "check": "Lint manifests, folders, or standard input ('-').",
-    "config-schema": "Print the JSON Schema of .gpulint.yaml.",
-    "explain": "Show a rule's documentation (by code or name).",
-    "rules": "List the rules: code, name, default severity and summary.",
+# The commands other than check, by name: the module and function that define them, and
+# the summary `gpulint --help` shows (so listing them imports none of their code).
+LAZY_COMMANDS = {
+    "completion": ("rule_commands", "completion", "Print the shell completion script."),
+    "config-schema": ("rule_commands", "config_schema", "Print the JSON Schema of .gpulint.yaml."),
+    "explain": ("rule_commands", "explain", "Show a rule's documentation (by code or name)."),
+    "rules": (
+        "rule_commands",
+        "list_rules",
+        "List the rules: code, name, default severity and summary.",
+    ),
 }
 
 
-class _TopParser(Parser):
-    """``gpulint`` itself: ``-h``, ``-V`` and the command, whose own parser reads the rest."""
+class _Commands(click.Group):
+    """``gpulint``: ``check`` here, the other commands imported only when they run."""
 
-    def format_help(self) -> str:
-        width = max(len(name) for name in COMMANDS)
-        rows = "".join(f"  {name:<{width}}  {summary}\n" for name, summary in COMMANDS.items())
-        return f"{super().format_help()}\ncommands:\n{rows}"
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*self.commands, *LAZY_COMMANDS])
 
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands or cmd_name not in LAZY_COMMANDS:
+            return self.commands.get(cmd_name)
+        module_name, attribute, _ = LAZY_COMMANDS[cmd_name]
+        # Only for the commands other than check: a check never loads their code
+        # (LAZY in tests/project/test_import_contract.py).
+        from gpulint.cli import rule_commands
 
-def _top_parser() -> Parser:
-    parser = _TopParser(
-        "gpulint",
-        "%(prog)s [OPTIONS] COMMAND [ARGS]...",
-        "gpulint: find GPU workload mistakes in Kubernetes manifests before they reach a cluster.",
-    )
-    parser.add_argument(
-        "-V",
-        "--version",
-        action="version",
-        version=f"gpulint, version {__version__}",
-        help="Show the version and exit.",
-    )
-    parser.add_help_option()
-    parser.add_argument("command", choices=COMMANDS, metavar="COMMAND", help=argparse.SUPPRESS)
-    return parser
+        assert module_name == "rule_commands"
+        command: click.Command = getattr(rule_commands, attribute)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, self.commands[name].get_short_help_str()) for name in self.commands]
+        rows += [(name, summary) for name, (_, _, summary) in LAZY_COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(sorted(rows))
 
 
-def check(options: argparse.Namespace) -> None:
+@click.group(
+    "gpulint",
+    cls=_Commands,
+    context_settings=CONTEXT,
+    help="gpulint: find GPU workload mistakes in Kubernetes manifests before they reach a cluster.",
+)
+@click.version_option(__version__, "-V", "--version", message="gpulint, version %(version)s")
+def gpulint() -> None:
+    """The group: each command does the work."""
+
+
+@gpulint.command(
+    "check",
+    cls=SectionedCommand,
+    context_settings=CONTEXT,
+    short_help="Lint manifests, folders, or standard input ('-').",
+)
+@apply_options(check_options())
+def check_command(**options: object) -> None:
+    """Lint manifests, folders, or standard input ('-').
+
+    PATHS: files and folders to lint; '-' is standard input (default: .).
+    """
+    check(Options(**options))
+
+
+def check(options: Options) -> None:
     """Lint manifests, folders, or standard input ('-')."""
     formats: tuple[str, ...] = tuple(options.formats or ())
     outputs: tuple[str, ...] = tuple(options.outputs or ())
@@ -275,39 +306,23 @@ def debug_from_environment() -> bool:
     return os.environ.get("GPULINT_DEBUG", "").strip().lower() in ("1", "true", "yes")
 
 
-def _command(name: str) -> tuple[Parser, Callable[[argparse.Namespace], None]]:
-    if name == "check":
-        return check_parser(), check
-    # Only for `rules`, `explain` and `config-schema`: a check never loads their code
-    # (LAZY in tests/project/test_import_contract.py).
-    from gpulint.cli import rule_commands
-
-    return rule_commands.command(name)
-
-
 def cli(argv: Sequence[str] | None = None) -> NoReturn:
     """Parse the command line and run its command; always ends with SystemExit (the exit
     code), standard output and standard error flushed. Exceptions other than usage
     errors and Ctrl-C propagate (:func:`main` turns them into one line)."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        top = _top_parser()
-        if not args:  # a usage error: the help, on standard error, and exit 2
-            top.print_help(sys.stderr)
-            sys.exit(EXIT_ERROR)
-        # The command is the first word that is not an option (gpulint's own are -h and
-        # -V, which take no value); what follows is the command's, parsed by its parser.
-        at = next(
-            (i for i, arg in enumerate(args) if arg == "-" or not arg.startswith("-")), len(args)
-        )
-        name = top.parse_args(args[: at + 1]).command
-        parser, command = _command(name)
-        # intermixed: `check a.yaml --format json b.yaml` lints both files
-        options = parser.parse_intermixed_args(args[at + 1 :])
+        if COMPLETE_VAR in os.environ:  # the shell asks for completions: click answers
+            gpulint.main(args, prog_name="gpulint", complete_var=COMPLETE_VAR)
         try:
-            command(options)
-        except UsageError as exc:
-            parser.error(str(exc))
+            # Not click's main(): Ctrl-C and SIGTERM keep gpulint's exit codes and words.
+            with gpulint.make_context("gpulint", args) as ctx:
+                gpulint.invoke(ctx)
+        except click.exceptions.Exit as exc:  # --help, --version
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:  # usage errors: the usage and the error, exit 2
+            exc.show()
+            sys.exit(exc.exit_code)
         sys.exit(EXIT_OK)
     except KeyboardInterrupt as exc:
         # Ctrl-C: exit code 130 and one line; output files being written keep their old

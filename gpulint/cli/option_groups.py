@@ -1,140 +1,152 @@
-"""What every command's options share: the parser, its help layout, the option types.
+"""What every command's options share: click's command class with option sections in its
+help, the option types, and the parsed options as one object.
 
-A feature module (adoption, rendering, fixes) adds its own argument group to the
-``check`` parser and reads its values back from the parsed namespace, so the command
-stays wiring only. "Was this flag given?" is a default of ``None``.
-
-argparse, not click: importing click (with the ``inspect``, ``uuid``, ``platform`` and
-``datetime`` it pulls in) cost ~13 ms of the ~122 ms one-file run (issue 12); argparse,
-which the standard library already holds, ~3 ms.
+A feature module (adoption, rendering, fixes) lists its own options under a section of
+``gpulint check --help`` and reads its values back from the parsed :data:`Options`, so
+the command stays wiring only. "Was this flag given?" is ``None`` (or an empty tuple for
+a repeatable option).
 """
 
 from __future__ import annotations
 
-import argparse
 import math
-import os
 import re
-import stat
-import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from types import SimpleNamespace
+from typing import Any, TypeVar
+
+import click
+
+from gpulint.core.lazy_re import lazy
+
+F = TypeVar("F", bound=Callable[..., Any])
+Decorator = Callable[[F], F]
+
+# The options a command was given, by parameter name (``options.formats``).
+Options = SimpleNamespace
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-class UsageError(Exception):
-    """A command line that parsed but makes no sense (exit 2, as argparse's own errors)."""
+class UsageError(click.UsageError):
+    """A command line that parsed but makes no sense (exit 2, as click's own errors)."""
 
 
-def _columns() -> int:
-    """The terminal's width as shutil.get_terminal_size finds it, without importing shutil
-    (~2 ms of start-up; argparse builds a formatter for every option it adds)."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 80
+class SectionOption(click.Option):
+    """An option listed under a section of the help (``--help``): the command's own options
+    first, then each feature's section."""
+
+    def __init__(self, *args: Any, section: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.section = section
 
 
-class Formatter(argparse.HelpFormatter):
-    """argparse's help layout at the terminal's width; option names up to ~30 columns."""
+class SectionedCommand(click.Command):
+    """A command whose help lists its options by section, in the order they were declared."""
 
-    def __init__(self, prog: str) -> None:
-        super().__init__(prog, max_help_position=32, width=max(_columns() - 2, 40))
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        sections: dict[str, list[tuple[str, str]]] = {"Options": []}
+        for param in self.get_params(ctx):
+            if not isinstance(param, click.Option):  # arguments: in the command's text
+                continue
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            section = getattr(param, "section", None) or "Options"
+            sections.setdefault(section, []).append(record)
+        help_first = sections["Options"]  # -h/--help closes the command's own options
+        help_first.sort(key=lambda row: row[0].startswith("-h, --help"))
+        for title, rows in sections.items():
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
 
-    def _format_action_invocation(self, action: argparse.Action) -> str:
-        """``-o, --output FILE`` (the metavar once), not argparse's ``-o FILE, --output FILE``."""
-        if not action.option_strings or action.nargs == 0:
-            return super()._format_action_invocation(action)
-        metavar = self._format_args(action, self._get_default_metavar_for_optional(action))
-        return f"{', '.join(action.option_strings)} {metavar}"
+
+def option(*names: str, section: str | None = None, **kwargs: Any) -> Decorator:
+    """``click.option`` listed under ``section`` of the help."""
+    return click.option(*names, cls=SectionOption, section=section, **kwargs)
 
 
-class Parser(argparse.ArgumentParser):
-    """One command's parser: no abbreviations (a prefix of an option is not that option),
-    ``-h/--help`` after the command's own options. argparse's errors: the usage and
-    ``gpulint check: error: ...`` on standard error, exit code 2."""
+def apply_options(decorators: Sequence[Decorator]) -> Decorator:
+    """One decorator for a list of option decorators, the first one's option listed first."""
 
-    def __init__(self, prog: str, usage: str, description: str) -> None:
-        super().__init__(
-            prog=prog,
-            usage=usage,
-            description=description,
-            formatter_class=Formatter,
-            add_help=False,
-            allow_abbrev=False,
-        )
+    def decorate(command: F) -> F:
+        for add in reversed(decorators):
+            command = add(command)
+        return command
 
-    def add_help_option(self) -> None:
-        self.add_argument("-h", "--help", action="help", help="Show this message and exit.")
+    return decorate
 
 
 def path(
     *, exists: bool = False, file_okay: bool = True, dir_okay: bool = True, readable: bool = True
-) -> Callable[[str], str]:
-    """An option type that checks a path as click.Path did (same messages): it must exist
-    (``exists``), be of the kind allowed, and be readable (``readable``) when it exists."""
-    kind = "File" if not dir_okay else "Directory" if not file_okay else "Path"
-
-    def check(value: str) -> str:
-        try:
-            found = os.stat(value)
-        except OSError:
-            if not exists:
-                return value
-            raise argparse.ArgumentTypeError(f"{kind} {value!r} does not exist.") from None
-        if not file_okay and stat.S_ISREG(found.st_mode):
-            raise argparse.ArgumentTypeError(f"{kind} {value!r} is a file.")
-        if not dir_okay and stat.S_ISDIR(found.st_mode):
-            raise argparse.ArgumentTypeError(f"{kind} {value!r} is a directory.")
-        if readable and not os.access(value, os.R_OK):
-            raise argparse.ArgumentTypeError(f"{kind} {value!r} is not readable.")
-        return value
-
-    check.__name__ = kind.lower()
-    return check
+) -> click.Path:
+    """A path option's type: must exist (``exists``), be of the kind allowed, and be
+    readable (``readable``) when it exists."""
+    return click.Path(exists=exists, file_okay=file_okay, dir_okay=dir_okay, readable=readable)
 
 
 # Numbers as a person writes them on a command line: ASCII digits, an optional sign, and
 # for floats a point and an exponent. int() and float() also take "1_000", " 1 ", Unicode
 # digits, "inf" and "nan"; an infinite or NaN timeout reaches the renderers as an
-# OverflowError or ValueError, an internal error.
-_INTEGER = re.compile(r"[+-]?[0-9]+")
-_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_NOT_FINITE = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+# OverflowError or ValueError, an internal error (click's FloatRange lets "nan" through).
+_INTEGER = lazy(r"[+-]?[0-9]+")
+_FLOAT = lazy(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NOT_FINITE = lazy(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
 _MAX_DIGITS = 100  # an integer option is a count: 100 digits is past any range
+
+
+class Number(click.ParamType):
+    """A finite number in ``[minimum, maximum]`` (click's IntRange/FloatRange messages);
+    anything else is a usage error that names the option and the value."""
+
+    def __init__(
+        self, convert: type[int] | type[float], minimum: float, maximum: float | None = None
+    ):
+        self.minimum, self.maximum = minimum, maximum
+        self.name = "integer" if convert is int else "float"
+        self.syntax = _INTEGER if convert is int else _FLOAT
+        self.shown = f"{minimum:g}<=x<={maximum:g}" if maximum is not None else f"x>={minimum:g}"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return f"{self.name.upper()} RANGE"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> int | float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = repr(value)  # a default, given as a number
+        if _NOT_FINITE.fullmatch(value):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        if not self.syntax.fullmatch(value):
+            self.fail(f"{value!r} is not a valid {self.name}.", param, ctx)
+        if self.name == "integer" and len(value) > _MAX_DIGITS:  # int() would take its time
+            self.fail(f"{value} is not in the range {self.shown}.", param, ctx)
+        found = int(value) if self.name == "integer" else float(value)
+        if not math.isfinite(found):  # 1e309 is written as a float, and infinite
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        if found < self.minimum or (self.maximum is not None and found > self.maximum):
+            self.fail(f"{found} is not in the range {self.shown}.", param, ctx)
+        return found
 
 
 def number(
     convert: type[int] | type[float], minimum: float, maximum: float | None = None
-) -> Callable[[str], int | float]:
-    """A finite number type in ``[minimum, maximum]`` (click's IntRange/FloatRange
-    messages); anything else is a usage error that names the option and the value."""
-    noun = "integer" if convert is int else "float"
-    syntax = _INTEGER if convert is int else _FLOAT
-    shown = f"{minimum:g}<=x<={maximum:g}" if maximum is not None else f"x>={minimum:g}"
-
-    def check(value: str) -> int | float:
-        if _NOT_FINITE.fullmatch(value):
-            raise argparse.ArgumentTypeError(f"{value!r} is not a finite number.")
-        if not syntax.fullmatch(value):
-            raise argparse.ArgumentTypeError(f"{value!r} is not a valid {noun}.")
-        if convert is int and len(value) > _MAX_DIGITS:  # int() would take its time
-            raise argparse.ArgumentTypeError(f"{value} is not in the range {shown}.")
-        found = convert(value)
-        if not math.isfinite(found):  # 1e309 is written as a float, and infinite
-            raise argparse.ArgumentTypeError(f"{value!r} is not a finite number.")
-        if found < minimum or (maximum is not None and found > maximum):
-            raise argparse.ArgumentTypeError(f"{found} is not in the range {shown}.")
-        return found
-
-    check.__name__ = noun
-    return check
+) -> Number:
+    return Number(convert, minimum, maximum)
 
 
-def choices_metavar(choices: tuple[str, ...] | list[str]) -> str:
-    """``[a|b|c]``: how the help has always shown an option's allowed values."""
-    return "[" + "|".join(choices) + "]"
+def pattern_type(
+    name: str, check: Callable[[str], str | None]
+) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    """A callback that refuses a value ``check`` finds fault with (its message)."""
+
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        if value is not None:
+            fault = check(value)
+            if fault:
+                raise click.BadParameter(fault, ctx, param)
+        return value
+
+    callback.__name__ = name
+    return callback

@@ -17,12 +17,11 @@ link to nothing) where the CI job writes its report.
 
 from __future__ import annotations
 
-import argparse
 import os
 import stat
 from collections.abc import Iterable, Iterator
 
-from gpulint.cli.option_groups import UsageError
+from gpulint.cli.option_groups import Options, UsageError
 from gpulint.core.findings import printable
 from gpulint.core.outputs import descriptor_link
 from gpulint.core.record import record
@@ -147,7 +146,7 @@ def _message(output: _Output, read: Read) -> str:
 
 
 def refuse_overwriting_inputs(
-    options: argparse.Namespace,
+    options: Options,
     settings: Settings,
     config_path: str | None,
     targets: list[Target],
@@ -187,7 +186,7 @@ def _refuse_planted_folder(path: str, option: str, linted: Iterable[str]) -> Non
 
 
 def _reads(
-    options: argparse.Namespace,
+    options: Options,
     settings: Settings,
     config_path: str | None,
     targets: list[Target],

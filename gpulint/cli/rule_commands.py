@@ -1,15 +1,18 @@
-"""The commands about rules and configuration: ``gpulint rules``, ``explain``, ``config-schema``."""
+"""The commands about rules and configuration: ``gpulint rules``, ``explain``,
+``config-schema``, and ``completion``."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TextIO
 
+import click
+
 from gpulint.cli import adoption
-from gpulint.cli.option_groups import Parser, UsageError, choices_metavar, path
+from gpulint.cli.completion import SHELLS, complete_rules, script
+from gpulint.cli.option_groups import CONTEXT, UsageError, path
 from gpulint.config.file import schema_text
 from gpulint.core.findings import FixSafety
 from gpulint.core.outputs import OutputError, write_stdout
@@ -32,35 +35,33 @@ def _echo(text: str) -> None:
         sys.exit(2)
 
 
-def _add_rules_options(parser: Parser) -> None:
-    parser.add_argument(
-        "--format",
-        dest="fmt",
-        choices=_FORMATS,
-        default="text",
-        metavar=choices_metavar(_FORMATS),
-        help="text: aligned columns; markdown: the table README.md shows; json: one object "
-        "per rule (code, name, severity, summary, fix, options), for scripts.  [default: text]",
-    )
-    parser.add_argument(
-        "--docs",
-        dest="docs_dir",
-        type=path(file_okay=False),
-        metavar="DIRECTORY",
-        help="Write one Markdown page per built-in rule into this folder (docs/rules).",
-    )
-
-
-def list_rules(options: argparse.Namespace) -> None:
+@click.command("rules", context_settings=CONTEXT)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(_FORMATS),
+    default="text",
+    show_default=True,
+    help="text: aligned columns; markdown: the table README.md shows; json: one object "
+    "per rule (code, name, severity, summary, fix, options), for scripts.",
+)
+@click.option(
+    "--docs",
+    "docs_dir",
+    type=path(file_okay=False),
+    metavar="DIRECTORY",
+    help="Write one Markdown page per built-in rule into this folder (docs/rules).",
+)
+def list_rules(fmt: str, docs_dir: str | None) -> None:
     """List the rules: code, name, default severity and summary."""
-    if options.docs_dir is not None:
-        _write_rule_pages(options.docs_dir)
+    if docs_dir is not None:
+        _write_rule_pages(docs_dir)
         return
     registry = adoption.configured_registry()
-    if options.fmt == "markdown":
+    if fmt == "markdown":
         _echo(rules_markdown(registry))
         return
-    if options.fmt == "json":
+    if fmt == "json":
         _echo(rules_json(registry))
         return
     rows = [(r.code, r.name, str(r.severity), _fix_mark(r.fix) + r.summary) for r in registry]
@@ -134,18 +135,16 @@ def _write_rule_pages(folder: str) -> None:
     _echo(f"wrote {len(written)} rule pages to {folder}\n")
 
 
-def config_schema(options: argparse.Namespace) -> None:
+@click.command("config-schema", context_settings=CONTEXT)
+def config_schema() -> None:
     """Print the JSON Schema of .gpulint.yaml (for editor completion)."""
     _echo(schema_text())
 
 
-def _add_explain_options(parser: Parser) -> None:
-    parser.add_argument("rule", metavar="RULE", help="A rule's code or name.")
-
-
-def explain(options: argparse.Namespace) -> None:
+@click.command("explain", context_settings=CONTEXT)
+@click.argument("rule", shell_complete=complete_rules)
+def explain(rule: str) -> None:
     """Show a rule's documentation (by code or name)."""
-    rule = options.rule
     found = adoption.configured_registry().get(rule)
     if found is None:
         raise UsageError(f"unknown rule {rule!r} (see 'gpulint rules')")
@@ -162,21 +161,15 @@ def explain(options: argparse.Namespace) -> None:
     _echo(text)
 
 
-Run = Callable[[argparse.Namespace], None]
+@click.command("completion", context_settings=CONTEXT)
+@click.argument("shell", type=click.Choice(SHELLS))
+@click.pass_context
+def completion(ctx: click.Context, shell: str) -> None:
+    """Print the shell completion script (bash, zsh or fish).
 
-# name: (usage after the command, the options, the command)
-_COMMANDS: dict[str, tuple[str, Callable[[Parser], None] | None, Run]] = {
-    "rules": ("[OPTIONS]", _add_rules_options, list_rules),
-    "explain": ("[OPTIONS] RULE", _add_explain_options, explain),
-    "config-schema": ("[OPTIONS]", None, config_schema),
-}
-
-
-def command(name: str) -> tuple[Parser, Run]:
-    """The parser and the function of ``gpulint rules``, ``explain`` or ``config-schema``."""
-    usage, add_options, run = _COMMANDS[name]
-    parser = Parser(f"gpulint {name}", f"%(prog)s {usage}", (run.__doc__ or "").strip())
-    if add_options is not None:
-        add_options(parser)
-    parser.add_help_option()
-    return parser, run
+    \b
+    bash: eval "$(gpulint completion bash)"   (in ~/.bashrc)
+    zsh:  eval "$(gpulint completion zsh)"    (in ~/.zshrc)
+    fish: gpulint completion fish > ~/.config/fish/completions/gpulint.fish
+    """
+    _echo(script(ctx.find_root().command, shell) + "\n")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import enum
 import re
 
+from gpulint.core.lazy_re import lazy
 from gpulint.core.record import field, record
 
 
@@ -243,7 +244,7 @@ class RunResult:
 # stand for the bytes of a file name that is not UTF-8 are written as backslash escapes.
 
 
-_UNSAFE = re.compile(
+_UNSAFE = lazy(
     "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -261,6 +262,8 @@ def _escape(match: re.Match[str]) -> str:
 
 def printable(text: str, keep: str = "") -> str:
     """``text`` with every unsafe character escaped, except those in ``keep``."""
+    if text.isprintable():  # every unsafe character is one that str.isprintable refuses
+        return text
     if keep:
         return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
     return _UNSAFE.sub(_escape, text)

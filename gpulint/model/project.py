@@ -26,17 +26,18 @@ from __future__ import annotations
 
 import re
 
+from gpulint.core.lazy_re import lazy
 from gpulint.core.record import record
 from gpulint.model.values.images import ImageRef
 
 HOSTS = ("github.com", "gitlab.com")
 # host/path of a repository in a URL: https://, ssh://, git://, with a user, or scp-like
 # (git@github.com:o/r.git). GitLab groups nest (group/sub/repo); GitHub paths are o/r.
-_URL = re.compile(
+_URL = lazy(
     r"^(?:[a-z+]+://)?(?:[^@/]+@)?(?:www\.)?(?P<host>github\.com|gitlab\.com)[:/](?P<path>[^?#]+)",
     re.IGNORECASE,
 )
-_SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_SEGMENT = lazy(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 @record(frozen=True, slots=True)

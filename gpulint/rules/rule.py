@@ -34,6 +34,7 @@ from gpulint.core.findings import (
     Severity,
     bounded,
 )
+from gpulint.core.lazy_re import lazy
 from gpulint.core.record import field, record
 from gpulint.core.settings import Settings
 from gpulint.model.cluster_profile import ClusterProfile
@@ -47,11 +48,11 @@ from gpulint.yaml.parse import Document
 from gpulint.yaml.positions import place
 
 SECTIONS = ("What it checks", "Why it matters", "Failing example", "Passing example", "How to fix")
-_CODE = re.compile(r"^[A-Z]+[0-9]{3}$")
-_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-_HEADING = re.compile(r"^## (.+?)\s*$", re.MULTILINE)
-_YAML_BLOCK = re.compile(r"```(?:ya?ml|toml)\n(.*?)```", re.DOTALL)  # toml: containerd configs
-EXPECT_MARK = re.compile(r"#\s*<-\s*([A-Z]+[0-9]{3})")
+_CODE = lazy(r"^[A-Z]+[0-9]{3}$")
+_NAME = lazy(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_HEADING = lazy(r"^## (.+?)\s*$", re.MULTILINE)
+_YAML_BLOCK = lazy(r"```(?:ya?ml|toml)\n(.*?)```", re.DOTALL)  # toml: containerd configs
+EXPECT_MARK = lazy(r"#\s*<-\s*([A-Z]+[0-9]{3})")
 
 RelatedPlace = tuple[Anchor, str]
 _NOTHING_KNOWN = ClusterProfile()  # another place the finding concerns, and what is there
@@ -321,7 +322,7 @@ class Rule:
         )
 
 
-_UNINDENTED_LINE = re.compile(r"\n\S")
+_UNINDENTED_LINE = lazy(r"\n\S")
 
 
 def cleandoc(doc: str) -> str:
@@ -363,7 +364,7 @@ def module_docstring(module: str) -> str:
 
 
 # A module that opens with its docstring (after comment lines): a triple-quoted literal.
-_DOCSTRING = re.compile(r'(?:\s*#[^\n]*\n)*\s*(?P<literal>[rR]?(?:"""(?:[^"\\]|\\.|"(?!""))*"""))')
+_DOCSTRING = lazy(r'(?:\s*#[^\n]*\n)*\s*(?P<literal>[rR]?(?:"""(?:[^"\\]|\\.|"(?!""))*"""))')
 
 
 def related_of(report: Report) -> tuple[Related, ...]:

@@ -43,7 +43,7 @@ def test_two_formats_on_standard_output_are_refused(pod):
     result = run_cli("check", "pod.yaml", "--format", "json", "--format", "sarif")
     assert result.exit_code == 2
     assert (
-        "gpulint check: error: json and sarif would both go to standard output; give all but "
+        "Error: json and sarif would both go to standard output; give all but "
         "one an --output file (--output is paired with --format in order)"
     ) in result.stderr
     dash = run_cli("check", "pod.yaml", "--format", "json", "--format", "sarif", "-o", "-")
@@ -87,7 +87,7 @@ def test_rules_wrap_to_the_terminal_width():
 def test_every_command_help_line_is_whole():
     output = run_cli("--help").output
     assert "config-schema  Print the JSON Schema of .gpulint.yaml.\n" in output
-    commands = output[output.index("commands:") :]
+    commands = output[output.index("Commands:") :]
     assert "..." not in commands  # no summary is cut short
 
 

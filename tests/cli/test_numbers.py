@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
+import click
 import pytest
 
 import gpulint.cli.main as cli_main
-from gpulint.cli.check_options import check_parser
 from gpulint.cli.render_options import MAX_RENDER_TIMEOUT
 from tests.helpers import run_cli
 
@@ -40,19 +39,18 @@ def pod(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _usage(result, message: str) -> None:
     assert result.exit_code == 2, result.output
     assert result.stdout == ""
-    assert result.stderr.endswith(f"gpulint check: error: {message}\n"), result.stderr
+    assert result.stderr.endswith(f"\n\nError: {message}\n"), result.stderr
     assert "internal error" not in result.output
 
 
-def _numeric_options() -> dict[str, argparse.Action]:
+def _numeric_options() -> dict[str, click.Parameter]:
     """Every option of `check` whose value is a number, by its longest name."""
     found = {}
-    for action in check_parser()._actions:
-        kind = getattr(action.type, "__name__", None)
-        if action.type in (int, float):
-            raise AssertionError(f"{action.option_strings}: a bare int/float takes inf and nan")
-        if kind in ("integer", "float"):
-            found[max(action.option_strings, key=len)] = action
+    for param in cli_main.gpulint.commands["check"].params:
+        if isinstance(param.type, (click.types.IntParamType, click.types.FloatParamType)):
+            raise AssertionError(f"{param.opts}: click's INT/FLOAT (and ranges) take inf or nan")
+        if param.type.name in ("integer", "float"):
+            found[max(param.opts, key=len)] = param
     return found
 
 
@@ -76,10 +74,10 @@ BAD = [
 @pytest.mark.parametrize("option", ["--jobs", "--render-timeout"])
 @pytest.mark.parametrize(("value", "message"), BAD)
 def test_non_finite_and_odd_spellings_are_usage_errors(pod, option, value, message):
-    noun = _numeric_options()[option].type.__name__
-    shown = "-j/--jobs" if option == "--jobs" else option
+    noun = _numeric_options()[option].type.name
+    shown = "'-j' / '--jobs'" if option == "--jobs" else f"'{option}'"
     result = run_cli("check", "--no-config", f"{option}={value}", str(pod))
-    _usage(result, f"argument {shown}: {message.format(noun=noun)}")
+    _usage(result, f"Invalid value for {shown}: {message.format(noun=noun)}")
 
 
 @pytest.mark.parametrize(
@@ -98,7 +96,7 @@ def test_non_finite_and_odd_spellings_are_usage_errors(pod, option, value, messa
 )
 def test_render_timeout_out_of_range(pod, value, message):
     result = run_cli("check", "--no-config", f"--render-timeout={value}", str(pod))
-    _usage(result, f"argument --render-timeout: {message}")
+    _usage(result, f"Invalid value for '--render-timeout': {message}")
 
 
 @pytest.mark.parametrize(
@@ -114,7 +112,7 @@ def test_render_timeout_out_of_range(pod, value, message):
 )
 def test_jobs_out_of_range(pod, value, message):
     result = run_cli("check", "--no-config", f"--jobs={value}", str(pod))
-    _usage(result, f"argument -j/--jobs: {message}")
+    _usage(result, f"Invalid value for '-j' / '--jobs': {message}")
 
 
 @pytest.mark.parametrize("value", ["1", "120", "2.5", "3600", "3.6e3", ".5e1"])

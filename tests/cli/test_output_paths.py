@@ -74,7 +74,7 @@ def _refused(root: Path, message: str, *args: str) -> None:
     result = run_cli("check", *args)
     assert result.exit_code == 2, result.output
     assert result.stdout == ""
-    assert result.stderr.endswith(f"gpulint check: error: {message}\n"), result.stderr
+    assert result.stderr.endswith(f"Error: {message}\n"), result.stderr
     assert _snapshot(root) == before  # nothing written, no temporary file left
 
 
@@ -268,7 +268,9 @@ def test_a_file_a_kustomization_names_outside_the_tree(tree):
 def test_an_output_that_is_a_directory(tree, option, name):
     fmt = ("--format", "json") if option == "--output" else ()
     if option == "--output" and name != "new/":
-        message = f"argument -o/--output: File '{name}' is a directory."  # the option type
+        message = (
+            f"Invalid value for '-o' / '--output': File '{name}' is a directory."  # the option type
+        )
     else:
         message = f"{option} {name} is a directory; give a file"
     _refused(tree, message, *fmt, option, name, "a.yaml")

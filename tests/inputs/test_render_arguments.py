@@ -118,7 +118,7 @@ def test_a_bad_release_name_or_namespace_is_a_usage_error_naming_it(
 ):
     result = run_cli("check", "release-name", f"{option}={value}")
     assert result.exit_code == 2
-    assert f"argument {option}: {value!r} {why}" in result.stderr
+    assert f"Invalid value for '{option}': {value!r} {why}" in result.stderr
     assert not (tmp_path / "PWNED").exists()
 
 

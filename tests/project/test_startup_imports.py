@@ -49,9 +49,9 @@ DEFERRED = (
     "gpulint.model.scheduling.filters",  # only for the cluster rules, with Nodes in the run
     "gpulint.rules.builtin.gpu311_containerd_nvidia_runtime_missing",  # no containerd config
     "gpulint.rules.builtin.gpu805_dra_claim_invalid",  # no DRA object
-    "inspect",  # dataclasses, click and pkgutil.iter_modules imported it (~6 ms)
-    "dataclasses",
-    "click",
+    "dataclasses",  # gpulint's records are made without it (core/record.py)
+    "click.shell_completion",  # only when a shell asks for completions
+    "gpulint.cli.rule_commands",  # the code of the other commands
 )
 
 GPU_JOB = """\

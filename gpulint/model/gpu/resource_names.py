@@ -10,15 +10,13 @@ The messages below are that function's, word for word.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
+from gpulint.core.lazy_re import lazy
 from gpulint.model.values.gpu_resources import AMD_GPU, MIG_PREFIX, NVIDIA_GPU, NVIDIA_SHARED
 
-_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_SUBDOMAIN = re.compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-)
+_QUALIFIED_NAME = lazy(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS1123_SUBDOMAIN = lazy(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _QUALIFIED_NAME_MSG = (
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
     "with an alphanumeric character"

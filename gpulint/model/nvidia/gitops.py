@@ -23,10 +23,10 @@ A chart reference names a chart by its last path segment (``nvdp/nvidia-device-p
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.core.lazy_re import lazy
 from gpulint.core.record import record
 from gpulint.model.values.paths import at_path
 
@@ -42,7 +42,7 @@ class ChartVersion:
 
 # Semver ranges and wildcards as Flux, Argo CD, kustomize and Helmfile read them
 # (Masterminds/semver constraints): anything but one exact version floats.
-_RANGE = re.compile(r"[*^~<>=|,]|(?:^|\.)[xX](?:\.|$)|\s-\s|^\s*$|^latest$|^v?\d+(?:\.\d+)?$")
+_RANGE = lazy(r"[*^~<>=|,]|(?:^|\.)[xX](?:\.|$)|\s-\s|^\s*$|^latest$|^v?\d+(?:\.\d+)?$")
 
 
 def floats(version: str | None) -> bool:

@@ -14,10 +14,10 @@ into the string: the engine resolves them inside a literal block.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.core.lazy_re import lazy
 from gpulint.core.record import record
 from gpulint.model.nvidia import plugin_config, recognise
 from gpulint.model.resource import Resource
@@ -26,7 +26,7 @@ CONFIGS = "mig-configs"
 LABEL = "nvidia.com/mig.config"
 # GPU instance profiles (1g.10gb, 1g.10gb+me); compute instance profiles (1c.3g.20gb)
 # share a GPU instance in ways this view does not model.
-GI_PROFILE = re.compile(r"^[0-9]+g\.[0-9]+gb(\+me|\+gfx|-me|\+me\.all)?$")
+GI_PROFILE = lazy(r"^[0-9]+g\.[0-9]+gb(\+me|\+gfx|-me|\+me\.all)?$")
 
 
 @record(frozen=True)

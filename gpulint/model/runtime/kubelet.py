@@ -11,12 +11,12 @@ of each gate is the catalog's ``kubernetes.feature_gates`` (sources cited there)
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
 from gpulint import catalog
+from gpulint.core.lazy_re import lazy
 from gpulint.core.record import record
 from gpulint.core.sources import Source
 from gpulint.model import source_text
@@ -30,7 +30,7 @@ KIND = "KubeletConfiguration"
 FIELD = "featureGates"
 _EKS_GROUP = "node.eks.aws/"
 _MAX_DEPTH = 12
-_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\D|$)")
+_VERSION = lazy(r"^v?(\d+)\.(\d+)(?:\D|$)")
 
 Minor = tuple[int, int]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from gpulint.core.lazy_re import lazy
+from gpulint.core.lazy_re import LazyPattern, lazy
 from gpulint.core.record import record
 from gpulint.model.serving.parallelism import (
     NUM_SHARD_FLAGS,
@@ -47,24 +47,24 @@ OFFLOAD_FLAGS = ("--cpu-offload-gb", "--offload-group-size", "--kt-cpuinfer")
 # - Llama-4-Scout-17B-16E: 109B total; Llama-4-Maverick-17B-128E: 400B total (Meta, "The Llama 4
 #   herd", 2025-04-05): the 17B in the name is the active count
 # - gpt-oss-120b: 117B total, gpt-oss-20b: 21B, MoE weights in MXFP4 (OpenAI gpt-oss model card)
-KNOWN_MODELS: tuple[tuple[re.Pattern[str], float, float | None, str], ...] = (
-    (re.compile(r"^mixtral-8x7b"), 46.7e9, None, "Mixtral-8x7B: 46.7B in total, not 8 x 7B"),
-    (re.compile(r"^mixtral-8x22b"), 141e9, None, "Mixtral-8x22B: 141B in total"),
+KNOWN_MODELS: tuple[tuple[LazyPattern[str], float, float | None, str], ...] = (
+    (lazy(r"^mixtral-8x7b"), 46.7e9, None, "Mixtral-8x7B: 46.7B in total, not 8 x 7B"),
+    (lazy(r"^mixtral-8x22b"), 141e9, None, "Mixtral-8x22B: 141B in total"),
     (
-        re.compile(r"^deepseek-(?:v3|r1)(?!.*(?:distill|lite))"),
+        lazy(r"^deepseek-(?:v3|r1)(?!.*(?:distill|lite))"),
         671e9,
         1.0,
         "DeepSeek-V3/R1: 671B, shipped in FP8",
     ),
-    (re.compile(r"^llama-4-scout-17b-16e"), 109e9, None, "Llama-4-Scout: 109B in total"),
-    (re.compile(r"^llama-4-maverick-17b-128e"), 400e9, None, "Llama-4-Maverick: 400B in total"),
-    (re.compile(r"^gpt-oss-120b"), 117e9, 0.5, "gpt-oss-120b: 117B, MoE weights in MXFP4"),
-    (re.compile(r"^gpt-oss-20b"), 21e9, 0.5, "gpt-oss-20b: 21B, MoE weights in MXFP4"),
+    (lazy(r"^llama-4-scout-17b-16e"), 109e9, None, "Llama-4-Scout: 109B in total"),
+    (lazy(r"^llama-4-maverick-17b-128e"), 400e9, None, "Llama-4-Maverick: 400B in total"),
+    (lazy(r"^gpt-oss-120b"), 117e9, 0.5, "gpt-oss-120b: 117B, MoE weights in MXFP4"),
+    (lazy(r"^gpt-oss-20b"), 21e9, 0.5, "gpt-oss-20b: 21B, MoE weights in MXFP4"),
 )
 
 _COUNT = lazy(r"^(\d+(?:\.\d+)?)([bm])$")
 _EXPERTS = lazy(r"^\d+e$|^\d+x\d+(?:\.\d+)?[bm]$")  # 16E, 8x7B: the name hides the total
-_GGUF_QUANT = re.compile(r"^i?q(\d)(?:_[a-z0-9]+)*$")  # Q4_K_M, IQ2_XS, Q8_0
+_GGUF_QUANT = lazy(r"^i?q(\d)(?:_[a-z0-9]+)*$")  # Q4_K_M, IQ2_XS, Q8_0
 # Name tokens that fix the bytes per parameter of the stored weights.
 _NAME_BYTES = {
     "fp8": 1.0,

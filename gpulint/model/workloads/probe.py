@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 
+from gpulint.core.lazy_re import lazy
 from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.model.serving.parallelism import arguments
 from gpulint.model.values.images import is_pause_image
@@ -59,13 +60,13 @@ _PROBES = frozenset(
 # nvbandwidth: NVIDIA's bandwidth measurement tool (github.com/NVIDIA/nvbandwidth), the
 # successor of the CUDA samples' bandwidthTest.
 # A GPU check script's name: both a check word and a device word (see the module docstring).
-_INTERPRETER = re.compile(r"^python(?:3(?:\.\d+)?)?$")
+_INTERPRETER = lazy(r"^python(?:3(?:\.\d+)?)?$")
 _CHECK_WORDS = frozenset({"test", "check", "smoke", "probe", "verify", "sanity"})
 _DEVICE_WORDS = frozenset({"gpu", "gpus", "cuda", "nccl", "device", "devices"})
 # Programs that run the command that follows them (``exec python train.py`` runs Python,
 # not a placeholder); alone (``env``, ``exec >log``) they are what they are.
 _PREFIXES = frozenset({"exec", "env", "nohup"})
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGNMENT = lazy(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "orterun", "prterun"})
 # What an MPI worker runs besides the ssh daemon the launcher reaches it through.
 _WORKER_SETUP = _PLACEHOLDERS | {"sshd", "mkdir", "chmod", "chown", "cp", "service"}

@@ -9,15 +9,15 @@ string is a valid YAML double-quoted scalar).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 
+from gpulint.core.lazy_re import lazy
 from gpulint.core.record import record
 from gpulint.rules.fixes.spec import Copy, Value
 from gpulint.yaml.scalars import resolve_plain
 
-_PLAIN = re.compile(r"^[A-Za-z0-9_./$()][A-Za-z0-9_./$()@+=:~-]*$")
-_FLOW_INDICATORS = re.compile(r"[,\[\]{}]")
+_PLAIN = lazy(r"^[A-Za-z0-9_./$()][A-Za-z0-9_./$()@+=:~-]*$")
+_FLOW_INDICATORS = lazy(r"[,\[\]{}]")
 
 
 @record(frozen=True)
