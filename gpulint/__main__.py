@@ -1,3 +1,3 @@
-from gpulint.cli.main import main
+from gpulint.cli.entry import main
 
 main()

@@ -135,6 +135,7 @@ LAZY: dict[tuple[str, str], str] = {
         "gpulint.engine.fix_details",
     ): "~5 ms: only when fixes' edits are wanted",
     ("gpulint.cli.main", "gpulint.inputs.cluster"): "~4 ms, only with --cluster/--pods",
+    ("gpulint.cli.entry", "gpulint.cli.main"): "the command line, imported with gc off: ~9 ms",
     ("gpulint.cli.completion", "click.shell_completion"): "only when a shell asks to complete",
     ("gpulint.cli.rule_commands", "shutil"): "shutil (bz2, lzma): ~2 ms, `rules` on a tty",
     ("gpulint.cli.rule_commands", "textwrap"): "textwrap: ~1 ms, `gpulint rules` only",
