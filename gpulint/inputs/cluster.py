@@ -19,6 +19,7 @@ from gpulint.inputs.prescan import readable_bytes
 from gpulint.inputs.readers import PLAIN
 from gpulint.model.resource import Resource, release, resources_of
 from gpulint.model.scheduling.nodes import is_node
+from gpulint.model.values.gpu_resources import add_counts
 from gpulint.rules.triggers import kind_is
 from gpulint.yaml.parse import documents
 
@@ -87,8 +88,7 @@ def pod_gpus(pod: Resource) -> dict[str, int]:
     """The pod's effective GPU request per resource (init containers as the scheduler counts)."""
     held: dict[str, int] = {}
     for spec in pod.pod_specs:
-        for name, count in spec.effective_gpus.items():
-            held[name] = held.get(name, 0) + count
+        add_counts(held, spec.effective_gpus)
     return held
 
 
@@ -123,9 +123,7 @@ def pod_usage(path: str) -> tuple[dict[str, dict[str, int]], list[InputError]]:
     def add(pod: Resource) -> None:
         node = holding_node(pod)
         if node is not None:
-            held = usage.setdefault(node, {})
-            for name, count in pod_gpus(pod).items():
-                held[name] = held.get(name, 0) + count
+            add_counts(usage.setdefault(node, {}), pod_gpus(pod))
 
     errors = each_pod(path, add)
     return {node: held for node, held in usage.items() if held}, errors
