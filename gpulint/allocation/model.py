@@ -184,3 +184,17 @@ def product_rows(nodes: Iterable[NodeRow]) -> tuple[ProductRow, ...]:
             )
         )
     return tuple(rows)
+
+
+def extras(node: NodeRow) -> str:
+    """MIG slices and shared replicas in a few words: ``nvidia.com/mig-1g.5gb 2/4 held``."""
+    parts = [f"{u.resource} {u.allocated}/{u.allocatable} held" for u in node.mig + node.shared]
+    if node.sharing and node.sharing != "none":
+        replicas = f", {node.replicas} per GPU" if node.replicas else ""
+        parts.append(f"{node.sharing}{replicas}")
+    return "; ".join(parts)
+
+
+def held_text(resources: Iterable[tuple[str, int]]) -> str:
+    """GPU resources other than whole GPUs, for namespaces and pending pods."""
+    return ", ".join(f"{c} {r}" for r, c in resources if not is_whole_gpu(r))

@@ -1,0 +1,182 @@
+"""The report as one self-contained HTML page: inline CSS and SVG, no script, nothing
+fetched (the Content-Security-Policy says so to the browser too), so it reads the same
+on a laptop and as a CI artifact."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TextIO
+
+from gpulint.allocation.model import NodeRow, Report, extras, held_text
+from gpulint.allocation.svg import Bar, chart, legend, text
+
+_STYLE = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;
+max-width:1100px;padding:0 16px;color:#222;background:#fff}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
+table{border-collapse:collapse;margin:6px 0 12px}
+th,td{border-bottom:1px solid #ddd;padding:3px 10px;text-align:left;vertical-align:top}
+td.n,th.n{text-align:right}th{background:#f3f3f3}td:nth-child(-n+2){white-space:nowrap}
+.no{color:#b00020;font-weight:600}.yes{color:#1b7a1b}
+.cards{display:flex;gap:12px;flex-wrap:wrap;margin:12px 0}
+.card{border:1px solid #ddd;border-radius:6px;padding:8px 14px;min-width:120px}
+.card b{display:block;font-size:22px}
+svg .label,svg .value{font-size:12px;fill:#222}
+.legend .key{margin-right:14px}
+.legend i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:-1px}
+.detail{color:#555;font-size:12px}
+"""
+_CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> Iterator[str]:
+    """Numbers right-aligned; a cell given as ("yes"|"no", text) is coloured."""
+    yield "<table><tr>" + "".join(f"<th>{text(h)}</th>" for h in header) + "</tr>\n"
+    for row in rows:
+        cells = []
+        for cell in row:
+            if isinstance(cell, tuple):
+                cells.append(f'<td class="{cell[0]}">{text(cell[1])}</td>')
+            elif isinstance(cell, int):
+                cells.append(f'<td class="n">{cell}</td>')
+            else:
+                cells.append(f"<td>{text(str(cell))}</td>")
+        yield "<tr>" + "".join(cells) + "</tr>\n"
+    yield "</table>\n"
+
+
+def _flag(ok: bool, why: str = "") -> tuple[str, str]:
+    return ("yes", "yes") if ok else ("no", f"no ({why})" if why else "no")
+
+
+def _node_bars(nodes: Iterable[NodeRow]) -> Iterator[Bar]:
+    """A bar of whole GPUs per node that has them, and one per MIG or shared resource."""
+    for node in nodes:
+        free, stranded = (node.free, 0) if node.schedulable else (0, node.free)
+        if node.allocatable:
+            note = f"{node.allocated}/{node.allocatable}"
+            yield Bar(node.name, (node.allocated, free, stranded), note)
+        for usage in node.mig + node.shared:
+            free, stranded = (usage.free, 0) if node.schedulable else (0, usage.free)
+            note = f"{usage.allocated}/{usage.allocatable}"
+            yield Bar(f"{node.name} {usage.resource}", (usage.allocated, free, stranded), note)
+
+
+def _cards(report: Report) -> str:
+    waiting = [p for p in report.pending if not p.fits]
+    cards = (
+        ("GPU nodes", len(report.nodes)),
+        ("GPUs allocatable", sum(n.allocatable for n in report.nodes)),
+        ("allocated", sum(n.allocated for n in report.nodes)),
+        ("free", sum(n.free for n in report.nodes)),
+        ("pending pods that do not fit", len(waiting)),
+    )
+    inner = "".join(f'<div class="card"><b>{v}</b>{text(k)}</div>' for k, v in cards)
+    return f'<div class="cards">{inner}</div>\n'
+
+
+def chunks(report: Report) -> Iterator[str]:
+    yield (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>GPU allocation report</title><style>{_STYLE}</style></head><body>\n"
+        "<h1>GPU allocation report</h1>\n"
+        '<p class="detail">Whole GPUs unless a MIG or shared resource is named; '
+        "allocated: requests of pods bound to the node and not finished.</p>\n"
+    )
+    yield _cards(report)
+    for note in report.notes:
+        yield f'<p class="detail">Note: {text(note)}</p>\n'
+    yield "<h2>Products</h2>\n" + legend()
+    bars = [
+        Bar(
+            p.product,
+            (p.allocated, p.free_schedulable, p.free - p.free_schedulable),
+            f"{p.allocated}/{p.allocatable}",
+        )
+        for p in report.products
+        if p.allocatable
+    ]
+    yield from chart(bars, "allocated and free GPUs per product")
+    yield "<h2>Fragmentation</h2>\n"
+    yield (
+        '<p class="detail">largest free: the most GPUs one new pod can get on a single '
+        "schedulable node; free GPUs beyond it serve only smaller pods.</p>\n"
+    )
+    yield from _table(
+        (
+            "product",
+            "nodes",
+            "allocatable",
+            "allocated",
+            "free",
+            "schedulable free",
+            "largest free",
+        ),
+        [
+            (
+                p.product,
+                p.nodes,
+                p.allocatable,
+                p.allocated,
+                p.free,
+                p.free_schedulable,
+                p.largest_free,
+            )
+            for p in report.products
+        ],
+    )
+    yield from _pending(report)
+    yield "<h2>Nodes</h2>\n" + legend()
+    yield from chart(list(_node_bars(report.nodes)), "allocated and free GPUs per node")
+    yield from _table(
+        ("node", "product", "allocatable", "allocated", "free", "schedulable", "MIG / shared"),
+        [
+            (
+                n.name,
+                n.product,
+                n.allocatable,
+                n.allocated,
+                n.free,
+                _flag(n.schedulable, n.unschedulable_reason),
+                extras(n),
+            )
+            for n in report.nodes
+        ],
+    )
+    yield from _holders(report)
+    yield "</body></html>\n"
+
+
+def _pending(report: Report) -> Iterator[str]:
+    yield f"<h2>Pending GPU pods ({len(report.pending)})</h2>\n"
+    if not report.pending:
+        yield "<p>None.</p>\n"
+        return
+    yield from _table(
+        ("namespace", "name", "GPUs", "pods", "fits", "reason", "detail"),
+        [
+            (p.namespace, p.name, p.gpus, p.pods, _flag(p.fits), p.reason, ("detail", p.detail))
+            for p in report.pending
+        ],
+    )
+
+
+def _holders(report: Report) -> Iterator[str]:
+    yield "<h2>Namespaces</h2>\n"
+    yield from _table(
+        ("namespace", "allocated", "pods", "MIG / shared"),
+        [(n.namespace, n.allocated, n.pods, held_text(n.resources)) for n in report.namespaces],
+    )
+    if report.owners:
+        yield "<h2>Owners</h2>\n"
+        yield from _table(
+            ("namespace", "owner", "allocated", "pods"),
+            [(o.namespace, f"{o.kind}/{o.name}", o.allocated, o.pods) for o in report.owners],
+        )
+
+
+def write(report: Report, out: TextIO) -> None:
+    for chunk in chunks(report):
+        out.write(chunk)
