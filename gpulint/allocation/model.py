@@ -89,6 +89,8 @@ class ProductRow:
 
 @record(frozen=True, slots=True)
 class NamespaceRow:
+    """GPUs held by the pods of one namespace."""
+
     namespace: str
     allocated: int  # whole GPUs
     pods: int
@@ -123,6 +125,8 @@ class PendingRow:
 
 @record(frozen=True, slots=True)
 class Report:
+    """The whole report, in the order the writers show it."""
+
     nodes: tuple[NodeRow, ...]
     products: tuple[ProductRow, ...]
     namespaces: tuple[NamespaceRow, ...]

@@ -48,6 +48,8 @@ class Waiting:
 
 @record(frozen=True, slots=True)
 class Verdict:
+    """A pending pod's outcome: whether it fits, and why not."""
+
     fits: bool
     reason: str
     detail: str

@@ -38,8 +38,6 @@ def gather(cluster: Sequence[str], pods: str | None, paths: Sequence[str]) -> In
     nodes: list[Target] = []
     if cluster:
         nodes, errors = dumps.inventory_targets(cluster)
-    else:
-        errors.append(InputError("--cluster", "the report needs the nodes: --cluster NODES"))
     manifests, manifest_errors = discover(list(paths)) if paths else ([], [])
     return Inputs(tuple(nodes), pods, tuple(manifests), tuple(errors + manifest_errors))
 

@@ -18,6 +18,8 @@ PARTS = ("allocated", "free", "free, unschedulable")
 
 @record(frozen=True, slots=True)
 class Bar:
+    """One row of a chart: its label and stacked counts."""
+
     label: str
     segments: tuple[int, int, int]  # allocated, free, free but unschedulable
     note: str = ""  # after the bar: "7/8"

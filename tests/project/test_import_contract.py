@@ -6,6 +6,7 @@ may import its own folder and the folders below it, never one above; the folders
 top to bottom:
 
     cli         commands and options; the only home of argparse
+    allocation  the GPU allocation report (`gpulint report`): cluster dumps in, text/JSON/HTML out
     report      reporters: a RunResult in, text out; they import core only
     fix         --fix: apply edits, re-lint, roll back
     engine      run the rules over the inputs, workers, where a fix may apply
@@ -42,6 +43,7 @@ PACK = "gpulint.rules.builtin"
 
 LAYERS: list[tuple[str, ...]] = [
     ("gpulint.__main__", "gpulint.cli"),
+    ("gpulint.allocation",),
     ("gpulint.report",),
     ("gpulint.fix",),
     ("gpulint.engine",),
