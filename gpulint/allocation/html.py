@@ -4,11 +4,13 @@ on a laptop and as a CI artifact."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import TextIO
 
-from gpulint.allocation.model import NodeRow, Report, extras, held_text
+from gpulint.allocation import tables
+from gpulint.allocation.model import NodeRow, Report
 from gpulint.allocation.svg import Bar, chart, legend, text
+from gpulint.allocation.tables import Flag, Table
 
 _STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;
@@ -29,24 +31,26 @@ svg .label,svg .value{font-size:12px;fill:#222}
 _CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
 
-def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> Iterator[str]:
-    """Numbers right-aligned; a cell given as ("yes"|"no", text) is coloured."""
-    yield "<table><tr>" + "".join(f"<th>{text(h)}</th>" for h in header) + "</tr>\n"
-    for row in rows:
+def _table(table: Table, title: bool = True) -> Iterator[str]:
+    """Numbers right-aligned, yes/no coloured, the pending pods' detail small."""
+    if title:
+        yield f"<h2>{text(table.title)}</h2>\n"
+    if not table.rows:
+        yield "<p>None.</p>\n"
+        return
+    yield "<table><tr>" + "".join(f"<th>{text(h)}</th>" for h in table.header) + "</tr>\n"
+    for row in table.rows:
         cells = []
-        for cell in row:
-            if isinstance(cell, tuple):
-                cells.append(f'<td class="{cell[0]}">{text(cell[1])}</td>')
+        for name, cell in zip(table.header, row, strict=True):
+            if isinstance(cell, Flag):
+                cells.append(f'<td class="{"yes" if cell.ok else "no"}">{text(str(cell))}</td>')
             elif isinstance(cell, int):
                 cells.append(f'<td class="n">{cell}</td>')
             else:
-                cells.append(f"<td>{text(str(cell))}</td>")
+                style = ' class="detail"' if name == "detail" else ""
+                cells.append(f"<td{style}>{text(cell)}</td>")
         yield "<tr>" + "".join(cells) + "</tr>\n"
     yield "</table>\n"
-
-
-def _flag(ok: bool, why: str = "") -> tuple[str, str]:
-    return ("yes", "yes") if ok else ("no", f"no ({why})" if why else "no")
 
 
 def _node_bars(nodes: Iterable[NodeRow]) -> Iterator[Bar]:
@@ -104,77 +108,15 @@ def chunks(report: Report) -> Iterator[str]:
         '<p class="detail">largest free: the most GPUs one new pod can get on a single '
         "schedulable node; free GPUs beyond it serve only smaller pods.</p>\n"
     )
-    yield from _table(
-        (
-            "product",
-            "nodes",
-            "allocatable",
-            "allocated",
-            "free",
-            "schedulable free",
-            "largest free",
-        ),
-        [
-            (
-                p.product,
-                p.nodes,
-                p.allocatable,
-                p.allocated,
-                p.free,
-                p.free_schedulable,
-                p.largest_free,
-            )
-            for p in report.products
-        ],
-    )
-    yield from _pending(report)
+    yield from _table(tables.products(report), title=False)
+    yield from _table(tables.pending(report))
     yield "<h2>Nodes</h2>\n" + legend()
     yield from chart(list(_node_bars(report.nodes)), "allocated and free GPUs per node")
-    yield from _table(
-        ("node", "product", "allocatable", "allocated", "free", "schedulable", "MIG / shared"),
-        [
-            (
-                n.name,
-                n.product,
-                n.allocatable,
-                n.allocated,
-                n.free,
-                _flag(n.schedulable, n.unschedulable_reason),
-                extras(n),
-            )
-            for n in report.nodes
-        ],
-    )
-    yield from _holders(report)
-    yield "</body></html>\n"
-
-
-def _pending(report: Report) -> Iterator[str]:
-    yield f"<h2>Pending GPU pods ({len(report.pending)})</h2>\n"
-    if not report.pending:
-        yield "<p>None.</p>\n"
-        return
-    yield from _table(
-        ("namespace", "name", "GPUs", "pods", "fits", "reason", "detail"),
-        [
-            (p.namespace, p.name, p.gpus, p.pods, _flag(p.fits), p.reason, ("detail", p.detail))
-            for p in report.pending
-        ],
-    )
-
-
-def _holders(report: Report) -> Iterator[str]:
-    yield "<h2>Namespaces</h2>\n"
-    yield from _table(
-        ("namespace", "allocated", "pods", "MIG / shared"),
-        [(n.namespace, n.allocated, n.pods, held_text(n.resources)) for n in report.namespaces],
-    )
+    yield from _table(tables.nodes(report), title=False)
+    yield from _table(tables.namespaces(report))
     if report.owners:
-        yield "<h2>Owners</h2>\n"
-        yield from _table(
-            ("namespace", "owner", "allocated", "pods"),
-            [(o.namespace, f"{o.kind}/{o.name}", o.allocated, o.pods) for o in report.owners],
-        )
+        yield from _table(tables.owners(report))
+    yield "</body></html>\n"
 
 
 def write(report: Report, out: TextIO) -> None:

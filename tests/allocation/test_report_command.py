@@ -18,7 +18,7 @@ def test_text_to_standard_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert run((NODES,), PODS, (), "text", None) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
-    assert lines[0] == "GPU nodes: 5"
+    assert lines[0] == "GPU nodes (5)"
     assert any(line.split()[:6] == ["h100-1", "NVIDIA-H100-80GB-HBM3", "8", "0", "8", "no"]
                for line in lines)  # fmt: skip
     assert "nvidia.com/mig-1g.5gb 2/4 held" in out
