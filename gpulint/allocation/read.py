@@ -7,7 +7,7 @@ pass that adds up what bound pods hold and keeps the pods that wait.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from gpulint.allocation.model import Report, node_row, product_rows
 from gpulint.allocation.pending import Waiting, pending_rows
@@ -21,6 +21,10 @@ from gpulint.model.scheduling.filters import pod_requirements
 from gpulint.model.scheduling.inventory import Inventory
 from gpulint.model.scheduling.nodes import NodeView, is_node, node_view
 from gpulint.model.scheduling.placement import pods_of
+
+Progress = Callable[[str], None]
+# How often, in pods read, a large dump's progress is told.
+PROGRESS_EVERY = 5000
 
 
 @record(frozen=True)
@@ -60,8 +64,15 @@ def _read_nodes(targets: Iterable[Target], errors: list[InputError]) -> list[Nod
     return [found[name] for name in sorted(found)]
 
 
-def _read_pods(path: str, tally: Tally, waiting: list[Waiting]) -> list[InputError]:
+def _read_pods(
+    path: str, tally: Tally, waiting: list[Waiting], progress: Progress | None
+) -> list[InputError]:
+    seen = [0]
+
     def visit(pod: Resource) -> None:
+        seen[0] += 1
+        if progress is not None and seen[0] % PROGRESS_EVERY == 0:
+            progress(f"{seen[0]} pods read")
         gpus = dumps.pod_gpus(pod)
         if not gpus:
             return
@@ -89,7 +100,8 @@ def _manifest_pods(targets: Iterable[Target], errors: list[InputError]) -> Itera
     for resource in dumps.read_resources(targets, errors):
         for pod in resource.pod_specs:
             gpus = pod.effective_gpus
-            if not gpus:
+            count = pods_of(resource, pod)  # None: a DaemonSet or a template, judged as one
+            if not gpus or count == 0:
                 continue
             name = resource.name if resource.kind == "Pod" else f"{resource.kind}/{resource.name}"
             name += f" ({pod.role})" if pod.role else ""
@@ -97,19 +109,22 @@ def _manifest_pods(targets: Iterable[Target], errors: list[InputError]) -> Itera
                 namespace=resource.namespace or "default",
                 name=name,
                 req=pod_requirements(pod.spec, gpus),
-                pods=max(pods_of(resource, pod) or 1, 1),
+                pods=max(count or 1, 1),
                 source=resource.doc.source.path,
             )
 
 
-def build(inputs: Inputs) -> tuple[Report, list[InputError]]:
-    """The report, and the input errors met while reading."""
+def build(inputs: Inputs, progress: Progress | None = None) -> tuple[Report, list[InputError]]:
+    """The report, and the input errors met while reading; ``progress`` is told how far the
+    reading has got (a terminal shows it for a dump of thousands of pods)."""
     errors: list[InputError] = []
     nodes = _read_nodes(inputs.nodes, errors)
+    if progress is not None:
+        progress(f"{len(nodes)} nodes read")
     tally = Tally()
     waiting: list[Waiting] = []
     if inputs.pods:
-        errors.extend(_read_pods(inputs.pods, tally, waiting))
+        errors.extend(_read_pods(inputs.pods, tally, waiting, progress))
     waiting.extend(_manifest_pods(inputs.manifests, errors))
     cluster = Inventory(nodes, tally.usage)
     rows = [row for n in nodes if (row := node_row(n, tally.usage.get(n.name))) is not None]

@@ -42,6 +42,16 @@ def _say_errors(errors: Iterable[InputError]) -> None:
         )
 
 
+def _progress() -> Callable[[str], None]:
+    """One line on the terminal, rewritten as the reading goes."""
+
+    def say(message: str) -> None:
+        sys.stderr.write(f"\rgpulint report: {message}\x1b[K")
+        sys.stderr.flush()
+
+    return say
+
+
 def _reads(inputs: Inputs) -> Iterator[Read]:
     """Every file the report reads, for the output to be compared with."""
     yield from (Read(t.path, "a --cluster file") for t in inputs.nodes)
@@ -81,7 +91,9 @@ def run(
     except UsageError as exc:
         _say(str(exc))
         return EXIT_ERROR
-    report, errors = build(inputs)
+    report, errors = build(inputs, _progress() if sys.stderr.isatty() else None)
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\x1b[K")  # the progress line goes
     if errors:  # a report of part of the cluster would mislead: none at all
         _say_errors(errors)
         return EXIT_ERROR

@@ -176,6 +176,8 @@ def test_replicas_beyond_the_room_are_short_of_capacity(tmp_path: Path, write) -
     (row,) = _report(tmp_path, str(manifest), pods=PODS)["pending"][-1:]
     assert (row["fits"], row["reason"]) == (False, "capacity")
     assert row["detail"].startswith("room for 10 of 11 pods now; ")
+    manifest.write_text(manifest.read_text().replace("replicas: 11", "replicas: 0"))
+    assert _report(tmp_path, str(manifest), pods=PODS)["pending"][-1]["name"] != "Deployment/wide"
 
 
 def test_a_node_missing_from_the_node_dump_is_a_note(tmp_path: Path, write) -> None:

@@ -1,5 +1,6 @@
 """Linear cost: the pod dump is read once, and pending pods of one template are judged once
-(the scheduler filters run per pool of identical nodes, not per node and pod)."""
+(the scheduler filters run per pool of identical nodes, not per node and pod); progress is
+told as the dump is read."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.allocation import pending
+from gpulint.allocation import pending, read
 from gpulint.allocation.read import build, gather
 from gpulint.inputs import cluster
 from gpulint.model.scheduling import inventory
@@ -61,8 +62,10 @@ def test_work_does_not_grow_with_pods_times_nodes(
         return real_each(path, visit)
 
     monkeypatch.setattr(cluster, "each_pod", each_pod)
+    monkeypatch.setattr(read, "PROGRESS_EVERY", 25)
     nodes, pods = _dumps(tmp_path, n)
-    report, errors = build(gather((str(nodes),), str(pods), ()))
+    told: list[str] = []
+    report, errors = build(gather((str(nodes),), str(pods), ()), told.append)
     assert errors == []
     assert len(report.nodes) == n and len(report.pending) == n
     assert {(p.fits, p.reason) for p in report.pending} == {(False, "fragmentation")}
@@ -70,3 +73,5 @@ def test_work_does_not_grow_with_pods_times_nodes(
     assert len(visited) == 1  # one pass over the pod dump
     assert len(judged) == 1  # n pending pods of one template: judged once
     assert len(filtered) == 1  # n identical nodes: one pool
+    # progress, for a terminal: the nodes, then every PROGRESS_EVERY pods of the 2n
+    assert told == [f"{n} nodes read"] + [f"{k} pods read" for k in range(25, 2 * n + 1, 25)]
