@@ -71,6 +71,11 @@ LAZY_COMMANDS = {
     "completion": ("rule_commands", "completion", "Print the shell completion script."),
     "config-schema": ("rule_commands", "config_schema", "Print the JSON Schema of .gpulint.yaml."),
     "explain": ("rule_commands", "explain", "Show a rule's documentation (by code or name)."),
+    "report": (
+        "report_command",
+        "report",
+        "GPU allocation and fragmentation of a cluster dump.",
+    ),
     "rules": (
         "rule_commands",
         "list_rules",
@@ -91,10 +96,14 @@ class _Commands(click.Group):
         module_name, attribute, _ = LAZY_COMMANDS[cmd_name]
         # Only for the commands other than check: a check never loads their code
         # (LAZY in tests/project/test_import_contract.py).
-        from gpulint.cli import rule_commands
+        if module_name == "report_command":
+            from gpulint.cli import report_command
 
-        assert module_name == "rule_commands"
-        command: click.Command = getattr(rule_commands, attribute)
+            command: click.Command = getattr(report_command, attribute)
+        else:
+            from gpulint.cli import rule_commands
+
+            command = getattr(rule_commands, attribute)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

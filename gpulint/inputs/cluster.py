@@ -10,7 +10,7 @@ nothing here talks to a cluster.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from gpulint.core.findings import InputError
 from gpulint.core.settings import ClusterOptions, Settings
@@ -19,6 +19,7 @@ from gpulint.inputs.prescan import readable_bytes
 from gpulint.inputs.readers import PLAIN
 from gpulint.model.resource import Resource, release, resources_of
 from gpulint.model.scheduling.nodes import is_node
+from gpulint.model.values.gpu_resources import add_counts
 from gpulint.rules.triggers import kind_is
 from gpulint.yaml.parse import documents
 
@@ -26,7 +27,7 @@ from gpulint.yaml.parse import documents
 _DONE_PHASES = ("Succeeded", "Failed")
 
 
-def _resources(targets: Iterable[Target], errors: list[InputError]) -> Iterator[Resource]:
+def read_resources(targets: Iterable[Target], errors: list[InputError]) -> Iterator[Resource]:
     """Every resource of the targets, read and parsed the way linting does, one document
     at a time (a pod dump of a large cluster runs to hundreds of megabytes)."""
     for target in targets:
@@ -49,7 +50,7 @@ def _holds_nodes(target: Target) -> bool | None:
     if data and _NODE.matches(data):
         return True
     errors: list[InputError] = []
-    found = any(is_node(r) for r in _resources([target], errors))
+    found = any(is_node(r) for r in read_resources([target], errors))
     return None if errors and not found else found
 
 
@@ -70,29 +71,36 @@ def inventory_targets(paths: Iterable[str]) -> tuple[list[Target], list[InputErr
     return targets, errors
 
 
-def pod_usage(path: str) -> tuple[dict[str, dict[str, int]], list[InputError]]:
-    """GPUs held per node by the pods of ``kubectl get pods -A -o yaml``.
+def holding_node(pod: Resource) -> str | None:
+    """The node a pod holds its GPUs on: bound (``spec.nodeName``) and not finished."""
+    spec = pod.obj.get("spec")
+    node = spec.get("nodeName") if isinstance(spec, dict) else None
+    return str(node) if node and not is_finished(pod) else None
 
-    A pod holds its effective request on the node it is bound to until it
-    succeeds or fails; pods not yet bound hold nothing.
-    """
+
+def is_finished(pod: Resource) -> bool:
+    """Succeeded or Failed: the pod holds nothing any more."""
+    status = pod.obj.get("status")
+    return isinstance(status, dict) and status.get("phase") in _DONE_PHASES
+
+
+def pod_gpus(pod: Resource) -> dict[str, int]:
+    """The pod's effective GPU request per resource (init containers as the scheduler counts)."""
+    held: dict[str, int] = {}
+    for spec in pod.pod_specs:
+        add_counts(held, spec.effective_gpus)
+    return held
+
+
+def each_pod(path: str, visit: Callable[[Resource], None]) -> list[InputError]:
+    """Call ``visit`` with every Pod of ``kubectl get pods -A -o yaml``, one document at a
+    time (while its document is alive); the input errors, a dump without a Pod among them."""
     targets, errors = discover([path])
-    usage: dict[str, dict[str, int]] = {}
     pods = 0
-    for resource in _resources(targets, errors):
-        if resource.kind != "Pod":
-            continue
-        pods += 1
-        spec = resource.obj.get("spec")
-        status = resource.obj.get("status")
-        node = spec.get("nodeName") if isinstance(spec, dict) else None
-        phase = status.get("phase") if isinstance(status, dict) else None
-        if not node or phase in _DONE_PHASES:
-            continue
-        held = usage.setdefault(str(node), {})
-        for pod in resource.pod_specs:
-            for name, count in pod.effective_gpus.items():
-                held[name] = held.get(name, 0) + count
+    for resource in read_resources(targets, errors):
+        if resource.kind == "Pod":
+            pods += 1
+            visit(resource)
     if not pods and not errors:
         errors.append(
             InputError(
@@ -101,6 +109,23 @@ def pod_usage(path: str) -> tuple[dict[str, dict[str, int]], list[InputError]]:
                 "(expected the output of 'kubectl get pods -A -o yaml')",
             )
         )
+    return errors
+
+
+def pod_usage(path: str) -> tuple[dict[str, dict[str, int]], list[InputError]]:
+    """GPUs held per node by the pods of ``kubectl get pods -A -o yaml``.
+
+    A pod holds its effective request on the node it is bound to until it
+    succeeds or fails; pods not yet bound hold nothing.
+    """
+    usage: dict[str, dict[str, int]] = {}
+
+    def add(pod: Resource) -> None:
+        node = holding_node(pod)
+        if node is not None:
+            add_counts(usage.setdefault(node, {}), pod_gpus(pod))
+
+    errors = each_pod(path, add)
     return {node: held for node, held in usage.items() if held}, errors
 
 

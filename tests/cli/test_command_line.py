@@ -80,6 +80,13 @@ OPTIONS = {
     "explain": ["-h, --help"],
     "config-schema": ["-h, --help"],
     "completion": ["-h, --help"],
+    "report": [
+        "--cluster PATH",
+        "--pods PATH",
+        "--format [text|json|html]",
+        "-o, --output FILE",
+        "-h, --help",
+    ],
 }
 
 

@@ -6,6 +6,7 @@ may import its own folder and the folders below it, never one above; the folders
 top to bottom:
 
     cli         commands and options; the only home of click
+    allocation  the GPU allocation report (`gpulint report`): cluster dumps in, text/JSON/HTML out
     report      reporters: a RunResult in, text out; they import core only
     fix         --fix: apply edits, re-lint, roll back
     engine      run the rules over the inputs, workers, where a fix may apply
@@ -42,6 +43,7 @@ PACK = "gpulint.rules.builtin"
 
 LAYERS: list[tuple[str, ...]] = [
     ("gpulint.__main__", "gpulint.cli"),
+    ("gpulint.allocation",),
     ("gpulint.report",),
     ("gpulint.fix",),
     ("gpulint.engine",),
@@ -135,6 +137,7 @@ LAZY: dict[tuple[str, str], str] = {
         "gpulint.engine.fix_details",
     ): "~5 ms: only when fixes' edits are wanted",
     ("gpulint.cli.main", "gpulint.inputs.cluster"): "~4 ms, only with --cluster/--pods",
+    ("gpulint.cli.main", "gpulint.cli.report_command"): "the allocation report, `report` only",
     ("gpulint.cli.entry", "gpulint.cli.main"): "the command line, imported with gc off: ~9 ms",
     ("gpulint.cli.completion", "click.shell_completion"): "only when a shell asks to complete",
     ("gpulint.cli.rule_commands", "shutil"): "shutil (bz2, lzma): ~2 ms, `rules` on a tty",

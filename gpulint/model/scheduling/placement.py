@@ -77,7 +77,8 @@ def replicas_path(pod: PodSpec) -> tuple | None:
     return None
 
 
-def _pods(resource: Resource, pod: PodSpec) -> int | None:
+def pods_of(resource: Resource, pod: PodSpec) -> int | None:
+    """Pods a template stands for; None: one per eligible node (DaemonSet) or a template."""
     if resource.kind == "DaemonSet" or resource.kind in table.TEMPLATE_KINDS:
         return None
     return 1 if pod.replicas is None else pod.replicas
@@ -118,7 +119,7 @@ def _collect(resource: Resource, ctx: Any) -> list:
                 key=(resource.doc.source.path, resource.doc.index, resource.prefix),
                 kind=resource.kind,
                 role=pod.role,
-                pods=_pods(resource, pod),
+                pods=pods_of(resource, pod),
                 req=req,
                 gpu_anchor=ctx.anchor(resource, gpu_path, container),
                 replicas_anchor=ctx.anchor(resource, count_path) if count_path else None,

@@ -125,11 +125,16 @@ def _node(resource: Resource, seen: Observations, origin: str) -> None:
         return
     view = node_view(resource)
     taints = tuple(GpuTaint(t.key, t.effect) for t in view.taints if t.effect in BLOCKING_EFFECTS)
-    # One model per node: GFD's product label and GKE's accelerator label name the same GPU.
-    named = next((str(labels[k]) for k in _MODEL_LABELS if labels.get(k)), None)
+    named = gpu_model(labels)
     models = frozenset({named}) if named else frozenset()
     most = max(view.allocatable.values(), default=0) or None
     seen.groups.append(GpuNodeGroup(where, taints, models, most))
+
+
+def gpu_model(labels: Mapping[str, Any]) -> str | None:
+    """The GPU model a node's labels name. One model per node: GFD's product label and
+    GKE's accelerator label name the same GPU, so the first that is set wins."""
+    return next((str(labels[k]) for k in _MODEL_LABELS if labels.get(k)), None)
 
 
 def _nodepool(resource: Resource, seen: Observations, origin: str) -> None:

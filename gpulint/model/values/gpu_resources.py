@@ -99,7 +99,8 @@ def total_gpus(held: Mapping[str, int]) -> int:
     return sum(held.values())
 
 
-def _add(into: dict[str, int], more: Mapping[str, int]) -> None:
+def add_counts(into: dict[str, int], more: Mapping[str, int]) -> None:
+    """Add ``more`` into ``into``, resource by resource."""
     for name, count in more.items():
         into[name] = into.get(name, 0) + count
 
@@ -111,20 +112,20 @@ def effective_request(
     """The pod's GPU request per resource, as the scheduler computes it."""
     regular: dict[str, int] = {}
     for container in containers:
-        _add(regular, container_gpus(container))
+        add_counts(regular, container_gpus(container))
     sidecars: dict[str, int] = {}
     init_peak: dict[str, int] = {}
     for init in init_containers:
         held = container_gpus(init)
         if is_sidecar(init):
-            _add(sidecars, held)
+            add_counts(sidecars, held)
             continue
         use = dict(sidecars)
-        _add(use, held)
+        add_counts(use, held)
         for name, count in use.items():
             init_peak[name] = max(init_peak.get(name, 0), count)
     steady = dict(regular)
-    _add(steady, sidecars)
+    add_counts(steady, sidecars)
     result: dict[str, int] = {}
     for name in set(steady) | set(init_peak):
         value = max(steady.get(name, 0), init_peak.get(name, 0))

@@ -1,0 +1,1 @@
+"""The GPU allocation and fragmentation report (`gpulint report`)."""
