@@ -76,6 +76,10 @@ rule = Rule(
     __doc__,
     fix=FixSafety.UNSAFE,
     reads=mentions("Always"),  # imagePullPolicy: Always
+    # Opt-in: on pinned images, 0 of 3 notes judged worth reading on the shared corpus
+    # (benchmarks/precision/judged.tsv): the cached layers are reused, and teams that push
+    # over a tag rely on Always.
+    default=False,
 )
 
 

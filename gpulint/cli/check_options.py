@@ -45,6 +45,12 @@ def check_options() -> list[Decorator]:
             help="Rules to run (codes, code prefixes or names).",
         ),
         option(
+            "--extend-select",
+            multiple=True,
+            shell_complete=complete_rules,
+            help="Rules to run besides the selected ones (opt-in rules by code or name).",
+        ),
+        option(
             "--ignore",
             multiple=True,
             shell_complete=complete_rules,

@@ -160,12 +160,14 @@ def check(options: Options) -> None:
         registry, options
     )  # config file (exit 2 on mistakes), suppressions, baseline
     registry = setup.registry
-    unknown = registry.unknown(_split(select) + _split(ignore))
+    extend = _split(options.extend_select)
+    unknown = registry.unknown(_split(select) + _split(ignore) + extend)
     if unknown:
         raise UsageError(f"unknown rule(s): {', '.join(unknown)} (see 'gpulint rules')")
     settings = Settings(
         select=_split(select),
         ignore=_split(ignore),
+        extend_select=extend,
         fail_on=Severity.parse(options.fail_on) if options.fail_on else Severity.WARNING,
         stdin_filename=options.stdin_filename,
         verbose=verbose,

@@ -64,7 +64,10 @@ def list_rules(fmt: str, docs_dir: str | None) -> None:
     if fmt == "json":
         _echo(rules_json(registry))
         return
-    rows = [(r.code, r.name, str(r.severity), _fix_mark(r.fix) + r.summary) for r in registry]
+    rows = [
+        (r.code, r.name, str(r.severity), _fix_mark(r.fix) + _opt_in_mark(r) + r.summary)
+        for r in registry
+    ]
     _echo("".join(line + "\n" for line in rule_table(rows, _terminal_width())))
 
 
@@ -100,7 +103,8 @@ def rules_markdown(rules: Iterable[Rule]) -> str:
     lines = ["| code | name | severity | what it finds |", "|---|---|---|---|"]
     for rule in rules:
         summary = rule.summary.replace("|", "\\|")
-        lines.append(f"| {rule.code} | `{rule.name}` | {rule.severity} | {summary} |")
+        severity = f"{rule.severity}" if rule.default else f"{rule.severity} (opt-in)"
+        lines.append(f"| {rule.code} | `{rule.name}` | {severity} | {summary} |")
     return "\n".join(lines) + "\n"
 
 
@@ -115,6 +119,7 @@ def rules_json(rules: Iterable[Rule]) -> str:
             "severity": str(rule.severity),
             "summary": rule.summary,
             "fix": rule.fix.value if rule.fix else None,
+            "default": rule.default,
             "options": [
                 {"name": o.name, "type": o.type.__name__, "default": o.default, "doc": o.doc}
                 for o in rule.options
@@ -123,6 +128,11 @@ def rules_json(rules: Iterable[Rule]) -> str:
         for rule in rules
     ]
     return json.dumps(listed, indent=2) + "\n"
+
+
+def _opt_in_mark(rule: Rule) -> str:
+    """Opt-in rules (not in the default set) say so, as ruff marks preview rules."""
+    return "" if rule.default else "[opt-in] "
 
 
 def _fix_mark(fix: FixSafety | None) -> str:

@@ -170,7 +170,7 @@ def _site(locate: _Locator, base: tuple, path: tuple, at: str) -> tuple[str, int
 
 def _unknown_rules(values: dict, registry: Registry, locate: _Locator) -> list[InputError]:
     errors = []
-    for key in ("select", "ignore"):
+    for key in ("select", "extend-select", "ignore"):
         for i, selector in enumerate(values.get(key, ())):
             if not registry.matches(selector):
                 errors.append(locate((key, i), f"unknown rule {selector!r}", "value"))

@@ -11,7 +11,7 @@ from gpulint.core.settings import Settings
 from gpulint.rules.registry import Registry
 
 # Settings a flag can set; the config file's value applies only when the flag was not given.
-FLAGGED = ("select", "ignore", "fail_on")
+FLAGGED = ("select", "ignore", "fail_on")  # extend_select: the flag's rules add to the file's
 
 
 def apply_config(
@@ -21,6 +21,7 @@ def apply_config(
     values = config.values if config else {}
     if "select" not in given and "select" in values:
         settings.select = tuple(values["select"])
+    settings.extend_select = tuple(values.get("extend-select", ())) + settings.extend_select
     if "ignore" not in given and "ignore" in values:
         settings.ignore = tuple(values["ignore"])
     if "fail_on" not in given and "fail-on" in values:

@@ -195,6 +195,7 @@ class RuleInfo:
     doc: str
     help_uri: str | None = None  # the rule's documentation page (built-in rules: docs/rules/)
     fix: FixSafety | None = None  # whether its findings carry fixes, and how safe
+    default: bool = True  # on without being selected (False: opt-in)
 
 
 # What each cluster fact a rule may need is (model/profile.py names them), for the reports.

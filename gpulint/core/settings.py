@@ -100,7 +100,8 @@ class ClusterConfig:
 class Settings:
     """Everything a run is told: flags over the config file over these defaults."""
 
-    select: tuple[str, ...] = ()  # codes, code prefixes or names; empty = all
+    select: tuple[str, ...] = ()  # codes, code prefixes or names; empty = the default set
+    extend_select: tuple[str, ...] = ()  # rules added to the selected ones
     ignore: tuple[str, ...] = ()
     severity: dict[str, Severity] = field(default_factory=dict)  # code or name -> severity
     fail_on: Severity = Severity.WARNING

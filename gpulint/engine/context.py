@@ -17,7 +17,7 @@ def build_context(settings: Settings, registry: Registry | None = None) -> Conte
     registry = registry or default_registry()
     return Context(
         settings,
-        registry.select(settings.select, settings.ignore),
+        registry.select(settings.select, settings.ignore, settings.extend_select),
         known_codes=frozenset(r.code for r in registry),
         known_names=frozenset(r.name for r in registry),
     )

@@ -119,6 +119,7 @@ def _entry(rule: Rule, module: str) -> dict[str, Any]:
         "severity": str(rule.severity),
         "summary": rule.summary,
         "fix": None if rule.fix is None else str(rule.fix),
+        "default": rule.default,
         "partner": _trigger_entry(rule.partner),
         "reads": _trigger_entry(rule.reads_trigger()),
         "options": [
@@ -146,6 +147,7 @@ def _rule(entry: dict[str, Any], package: str) -> Rule:
         options=tuple(_option(o) for o in entry["options"]),
         fix=None if entry["fix"] is None else FixSafety(entry["fix"]),
         reads=trigger_from_data(entry["reads"]),
+        default=entry.get("default", True),
         module=f"{package}.{entry['module']}",
     )
 

@@ -30,6 +30,12 @@ FIX_LINES = {
 }
 
 
+OPT_IN_LINE = (
+    "**Opt-in**: not in the default set; run it with `--select` or `--extend-select` (or "
+    "`extend-select:` in `.gpulint.yaml`) naming its code or name.\n\n"
+)
+
+
 def fix_line(fix: FixSafety | None) -> str:
     return FIX_LINES[fix]
 
@@ -40,6 +46,7 @@ def page(rule: RuleInfo) -> str:
         f"Default severity: **{rule.severity}**\n\n"
         f"{rule.summary}\n\n"
         f"{fix_line(rule.fix)}\n\n"
+        f"{'' if rule.default else OPT_IN_LINE}"
         f"<!-- Generated from the rule's docstring by `{REGENERATE}`; do not edit. -->\n\n"
     )
     return header + rule.doc.strip() + "\n"

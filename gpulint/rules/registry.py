@@ -68,6 +68,12 @@ class Registry:
             return [rule]
         return [r for r in self if r.code.startswith(key.upper())] if key else []
 
+    def _selected(self, selector: str) -> list[Rule]:
+        matched = self.matches(selector)
+        if len(matched) == 1 or selector.strip().upper() == "ALL":
+            return matched  # named (or ALL): opt-in rules too
+        return [r for r in matched if r.default]
+
     def unknown(self, selectors: Iterable[str]) -> list[str]:
         return [s for s in selectors if not self.matches(s)]
 
@@ -75,9 +81,20 @@ class Registry:
         """JSON Schema of the config file's ``rules`` section, from the rules' declared options."""
         return options_schema(self)
 
-    def select(self, select: Iterable[str] = (), ignore: Iterable[str] = ()) -> list[Rule]:
+    def select(
+        self, select: Iterable[str] = (), ignore: Iterable[str] = (), extend: Iterable[str] = ()
+    ) -> list[Rule]:
+        """``select`` replaces the default set (every rule but the opt-in ones), ``extend``
+        adds to it, ``ignore`` takes away. An opt-in rule runs only when a selector names it
+        (its code or name) or ``ALL``: a prefix such as ``GPU3`` stands for the default set's
+        rules under it, as Ruff's preview rules are not selected by a prefix."""
         select, ignore = list(select), list(ignore)
-        chosen = {r.code for s in select for r in self.matches(s)} if select else set(self._rules)
+        chosen = (
+            {r.code for s in select for r in self._selected(s)}
+            if select
+            else {r.code for r in self if r.default}
+        )
+        chosen |= {r.code for s in extend for r in self._selected(s)}
         for s in ignore:
             chosen -= {r.code for r in self.matches(s)}
         return [r for r in self if r.code in chosen]

@@ -191,6 +191,10 @@ class Rule:
     # written without (a containerd config, a Node, a DRA object: triggers.py); other runs
     # never import a built-in rule's module. None: any input.
     reads: Trigger | None = None
+    # On in a run that selects nothing (the default set), or only when selected: a rule whose
+    # findings' worth depends on what the team wants (advice judged rarely worth reading on
+    # repositories nobody tuned it on) is opt-in: --select/--extend-select it by code or name.
+    default: bool = True
     # For a rule read from the pack index: the module that defines it, imported (with
     # the rule's hooks) only when a run needs them (pack_index.resolved). None: the rule
     # itself, hooks and all.
@@ -304,12 +308,28 @@ class Rule:
 
     @property
     def info(self) -> RuleInfo:
-        return RuleInfo(self.code, self.name, self.severity, self.summary, self.doc, fix=self.fix)
+        return RuleInfo(
+            self.code,
+            self.name,
+            self.severity,
+            self.summary,
+            self.doc,
+            fix=self.fix,
+            default=self.default,
+        )
 
     @property
     def brief_info(self) -> RuleInfo:
         """``info`` without the documentation (which a pack rule reads from its source)."""
-        return RuleInfo(self.code, self.name, self.severity, self.summary, "", fix=self.fix)
+        return RuleInfo(
+            self.code,
+            self.name,
+            self.severity,
+            self.summary,
+            "",
+            fix=self.fix,
+            default=self.default,
+        )
 
     def sections(self) -> dict[str, str]:
         return doc_sections(self.doc)

@@ -37,6 +37,7 @@ OPTIONS = {
         "--format [text|json|sarif|github|gitlab|junit]",
         "-o, --output FILE",
         "--select TEXT",
+        "--extend-select TEXT",
         "--ignore TEXT",
         "--fail-on [error|warning|note]",
         "--exit-zero",

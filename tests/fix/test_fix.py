@@ -89,7 +89,8 @@ def expected_rich(newline: str) -> bytes:
 
 
 def fix(path: Path, *args: str):
-    return run_cli("check", str(path), "--fix", *args)
+    # GPU301 (opt-in) too: its fix is the one unsafe fix of a pull policy
+    return run_cli("check", str(path), "--fix", "--extend-select", "GPU301", *args)
 
 
 def test_fixes_keep_every_other_byte_crlf(tmp_path):
@@ -353,7 +354,9 @@ def test_the_diff_applies_with_patch_to_what_fix_writes(tmp_path):
     shown, fixed_ = tmp_path / "shown.yaml", tmp_path / "fixed.yaml"
     shown.write_text(text)
     fixed_.write_text(text)
-    diff = run_cli("check", str(shown), "--diff", "--unsafe-fixes").output
+    diff = run_cli(
+        "check", str(shown), "--diff", "--unsafe-fixes", "--extend-select", "GPU301"
+    ).output
     diff = diff[: diff.index("gpulint: would fix")]
     assert "\\ No newline at end of file\n" in diff
     subprocess.run(["patch", "-s", str(shown)], input=diff, text=True, check=True)

@@ -9,8 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from gpulint.core.findings import Severity
 from gpulint.rules import api, builtin
-from gpulint.rules.registry import default_registry, pack_modules, pack_rules, resolved, rules_of
+from gpulint.rules.registry import (
+    Registry,
+    default_registry,
+    pack_modules,
+    pack_rules,
+    resolved,
+    rules_of,
+)
+from gpulint.rules.rule import Rule
 from tests.helpers import ROOT
 
 PACK = ROOT / "rules"
@@ -138,3 +147,42 @@ def test_a_finalizer_yielding_the_old_tuples_gets_a_clear_error():
         "a.yaml",
         "message",
     )
+
+
+# --- opt-in rules (issue 24: advice not worth reading by default is not on by default) ---
+
+
+def _opt_in_registry() -> Registry:
+    return Registry(
+        [
+            Rule("GPU301", "pull-always", Severity.NOTE, "s", "", default=False),
+            Rule("GPU302", "image-unpinned", Severity.WARNING, "s", ""),
+            Rule("GPU101", "limit-missing", Severity.ERROR, "s", ""),
+        ]
+    )
+
+
+def _codes(rules):
+    return [r.code for r in rules]
+
+
+def test_the_default_set_leaves_out_opt_in_rules():
+    assert _codes(_opt_in_registry().select()) == ["GPU101", "GPU302"]
+
+
+def test_a_prefix_selects_the_default_set_s_rules_under_it_only():
+    assert _codes(_opt_in_registry().select(["GPU3"])) == ["GPU302"]
+
+
+def test_an_opt_in_rule_runs_when_named_by_code_name_or_all():
+    registry = _opt_in_registry()
+    assert _codes(registry.select(["GPU301"])) == ["GPU301"]
+    assert _codes(registry.select(["pull-always"])) == ["GPU301"]
+    assert _codes(registry.select(["ALL"])) == ["GPU101", "GPU301", "GPU302"]
+
+
+def test_extend_select_adds_to_the_default_set_and_ignore_wins():
+    registry = _opt_in_registry()
+    assert _codes(registry.select(extend=["GPU301"])) == ["GPU101", "GPU301", "GPU302"]
+    assert _codes(registry.select(["GPU1"], extend=["GPU301"])) == ["GPU101", "GPU301"]
+    assert _codes(registry.select(ignore=["GPU301"], extend=["GPU301"])) == ["GPU101", "GPU302"]

@@ -31,6 +31,19 @@ def test_gpu301_always_on_gpu_containers_only(tmp_path):
     assert found[0]["severity"] == "note"  # cached layers are reused: a registry round-trip
 
 
+def test_gpu301_is_opt_in_selected_by_flag_or_config(tmp_path, monkeypatch):
+    text = _pod(("nvcr.io/nvidia/tritonserver:24.05-py3", "Always", True))
+    monkeypatch.chdir(tmp_path)
+    assert "GPU301" not in {f["code"] for f in lint(tmp_path, text)}  # not in the default set
+    assert "GPU301" not in {f["code"] for f in lint(tmp_path, text, "--select", "GPU3")}
+    assert where(lint(tmp_path, text, "--extend-select", "gpu-image-pull-always")) == [
+        ("GPU301", 9, 7),
+        ("GPU106", 11, 9),
+    ]
+    (tmp_path / ".gpulint.yaml").write_text("extend-select: [GPU301]\n")
+    assert ("GPU301", 9, 7) in where(lint(tmp_path, text))
+
+
 def test_gpu301_skips_gpu_infrastructure(tmp_path):
     text = _pod(("nvcr.io/nvidia/k8s-device-plugin:v0.17.0", "Always", True))
     assert lint(tmp_path, text, "--select", "GPU301") == []
