@@ -8,7 +8,7 @@ The NVIDIA device plugin or GPU feature discovery image without a tag or on
 verbatim without a tag). A digest pins the image. Where a GitOps object
 installs either chart (a Flux HelmRelease, an Argo CD Application or
 ApplicationSet, kustomize `helmCharts`, a Helmfile release:
-`gpulint/model/nvidia/gitops.py`), a chart version that is not set or is a
+`gpulint/model/values/releases.py`), a chart version that is not set or is a
 range (`*`, `>=0.14`, `0.x`, `^0.17`, `0.17`) floats the same way.
 
 ## Why it matters
@@ -68,7 +68,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.nvidia import containers, gitops, images, operator, recognise
+from gpulint.model.nvidia import containers, images, operator, recognise
+from gpulint.model.values import releases
 from gpulint.model.values.paths import at_path
 from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity, mentions
 
@@ -121,8 +122,8 @@ _RELEASED = {
 
 @rule.document_check
 def check_values(doc: Document, ctx: Context) -> Iterator[Report]:
-    for release in gitops.chart_versions(doc.data):
-        if release.chart in recognise.CHARTS and gitops.floats(release.version):
+    for release in releases.chart_versions(doc.data):
+        if release.chart in recognise.CHARTS and releases.floats(release.version):
             written = (
                 "sets no version"
                 if release.version is None

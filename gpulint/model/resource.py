@@ -14,6 +14,7 @@ from gpulint.core.findings import ResourceRef
 from gpulint.core.record import field, record
 from gpulint.model.kinds import kubeai
 from gpulint.model.kinds import table as workloads
+from gpulint.model.kinds.charts import chart_pods
 from gpulint.model.kinds.generic import find_generic
 from gpulint.model.values import gpu_resources as gpu
 from gpulint.yaml.parse import Document
@@ -80,6 +81,9 @@ class PodSpec:
     # Virtual path -> where its value was written (workloads.Built.redirects).
     redirects: tuple[tuple[tuple, tuple], ...] = ()
     qualify: bool = False  # findings name its containers ``role/name`` (workloads.PodSite)
+    # The kind of the object a chart renders for this pod (kinds/charts.py: ``Deployment``),
+    # where it is not the resource's own kind.
+    workload_kind: str | None = None
     container_names: tuple[tuple[tuple, str], ...] = ()  # workloads.PodSite.container_names
 
     @property
@@ -168,7 +172,22 @@ class Resource:
     def pod_specs(self) -> list[PodSpec]:
         entry = workloads.lookup(self.kind, self.api_version)
         if entry is None:
-            return [
+            # A GitOps release of a chart whose values are pod specs (kinds/charts.py).
+            charted = [
+                PodSpec(
+                    self,
+                    pod.built.path,
+                    pod.built.spec,
+                    None,
+                    pod.name,
+                    pod.replicas,
+                    built_containers=pod.built.containers,
+                    redirects=pod.built.redirects,
+                    workload_kind=pod.workload_kind,
+                )
+                for pod in chart_pods(self.obj)
+            ]
+            return charted or [
                 PodSpec(self, g.path, g.spec, g.metadata_path, g.role, None)
                 for g in find_generic(self.obj, self.api_version)
             ]

@@ -12,7 +12,7 @@ from typing import Any
 
 from gpulint.core.record import record
 from gpulint.core.settings import Settings
-from gpulint.model.nvidia import gitops
+from gpulint.model.values import releases
 
 DEVICE_PLUGIN_CHART = "nvidia-device-plugin"
 OPERATOR_CHART = "gpu-operator"
@@ -170,8 +170,8 @@ def is_config_text(text: str) -> bool:
 def place(data: Any, values_for: str | None = None) -> list[Placed]:
     """What a non-resource document is (possibly several charts in an umbrella's values),
     or, in a GitOps object (a Flux HelmRelease, an Argo CD Application...), where the values
-    of a chart gpulint knows sit inline (``gitops.py``)."""
-    inline = [Placed(chart, at) for chart, at in gitops.chart_values(data) if chart in CHARTS]
+    of a chart gpulint knows sit inline (``model/values/releases.py``)."""
+    inline = [Placed(chart, at) for chart, at in releases.chart_values(data) if chart in CHARTS]
     if inline or not isinstance(data, dict) or is_resource(data):
         return inline
     if is_plugin_config(data):

@@ -61,9 +61,10 @@ BATCH_KINDS = frozenset(
 
 def is_serving(resource: Resource, pod: PodSpec) -> bool:
     """A serving kind, or (for kinds of neither list) a pod with a readiness probe or ports."""
-    if resource.kind in SERVING_KINDS:
+    kind = pod.workload_kind or resource.kind
+    if kind in SERVING_KINDS:
         return True
-    if resource.kind in BATCH_KINDS or resource.kind == "DaemonSet":
+    if kind in BATCH_KINDS or kind == "DaemonSet":
         return False
     return any(
         c.data.get("readinessProbe") or c.data.get("ports") for c in pod.regular_containers()

@@ -85,10 +85,11 @@ def pod_purpose(resource: Resource, pod: PodSpec) -> Purpose:
         return Purpose.PROBE
     if holders and any(is_benchmark(c) for c in holders):
         return Purpose.BENCHMARK
-    if resource.kind in BATCH_KINDS or resource.kind in SERVING_KINDS:
+    kind = pod.workload_kind or resource.kind
+    if kind in BATCH_KINDS or kind in SERVING_KINDS:
         # the kind says whether its pods run to completion (a server a Job starts to
         # benchmark or to answer a batch of prompts stops with it)
-        return Purpose.SERVICE if resource.kind in SERVING_KINDS else Purpose.BATCH
+        return Purpose.SERVICE if kind in SERVING_KINDS else Purpose.BATCH
     if any(runs_model_server(c) for c in pod.regular_containers()):
         return Purpose.SERVICE
     return Purpose.SERVICE if is_serving(resource, pod) else Purpose.BATCH

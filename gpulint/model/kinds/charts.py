@@ -1,0 +1,178 @@
+"""The pods of charts whose values are pod specs, read from a GitOps release's inline values.
+
+A chart that is not in the repository cannot be rendered, but some charts' values mirror a
+pod spec so closely that the pods can be read from them. Only the charts of this table are
+read; a chart not in it is never guessed at (its values may mean anything).
+
+bjw-s ``app-template`` (bjw-s-labs/helm-charts, ``charts/library/common``; the app-template
+chart renders only this library):
+
+- ``controllers.<name>`` is one workload (``enabled: false`` renders nothing; ``type``
+  deployment by default; ``replicas`` default 1); its ``containers.<name>`` are the pod's
+  containers, each named by its key (``templates/lib/container/_spec.tpl``);
+- a container's ``image`` is a mapping: ``repository``, ``tag`` (or ``digest``), and
+  ``pullPolicy``, written as the container's ``imagePullPolicy``; ``resources``,
+  ``securityContext``, ``command`` and ``args`` are copied; ``env`` is a list of
+  EnvVars or a mapping ``NAME: value`` (or ``NAME: {value: ...}``, ``NAME: {valueFrom: ...}``,
+  ``NAME: {secretKeyRef: ...}``), rendered as the list (``_env.tpl``);
+- each pod option (``runtimeClassName``, ``nodeSelector``, ``tolerations``, ``affinity``,
+  ``securityContext``, ``hostIPC``, ``hostPID``, ``hostNetwork``, ``priorityClassName``)
+  comes from the controller's ``pod.<option>`` when set, else from the values'
+  ``defaultPodOptions.<option>`` (``templates/lib/pod/_spec.tpl`` and ``_getOption.tpl``:
+  ``defaultPodOptionsStrategy`` defaults to ``overwrite``).
+
+Volumes (``persistence``) are not read: rules about mounts are not judged on these pods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from gpulint.core.record import record
+from gpulint.model.kinds.sites import Built
+from gpulint.model.values import releases
+from gpulint.model.values.paths import at_path
+
+APP_TEMPLATE = "app-template"
+_POD_OPTIONS = (
+    "runtimeClassName",
+    "nodeSelector",
+    "tolerations",
+    "affinity",
+    "securityContext",
+    "hostIPC",
+    "hostPID",
+    "hostNetwork",
+    "priorityClassName",
+)
+# A controller's ``type`` and the kind it renders (templates/classes/).
+_KINDS = {
+    "deployment": "Deployment",
+    "statefulset": "StatefulSet",
+    "daemonset": "DaemonSet",
+    "cronjob": "CronJob",
+    "job": "Job",
+}
+_COPIED = ("resources", "securityContext", "command", "args", "workingDir")
+
+
+@record(frozen=True)
+class ChartPod:
+    """One controller of a release's values, as the pod the chart renders."""
+
+    built: Built
+    name: str  # the controller's key: the role the pod plays in the release
+    replicas: int
+    workload_kind: str  # the kind the controller's type renders (Deployment by default)
+
+
+def chart_pods(obj: Any) -> Iterator[ChartPod]:
+    """The pods of each release of a chart in the table that ``obj`` holds inline."""
+    for chart, values_path in releases.chart_values(obj):
+        if chart != APP_TEMPLATE:
+            continue
+        values = at_path(obj, values_path)
+        controllers = values.get("controllers") if isinstance(values, dict) else None
+        if not isinstance(controllers, dict):
+            continue
+        for key, controller in controllers.items():
+            if isinstance(controller, dict) and controller.get("enabled") is not False:
+                path = values_path + ("controllers", key)
+                yield _controller_pod(values, values_path, str(key), controller, path)
+
+
+def _controller_pod(
+    values: dict, values_path: tuple, key: str, controller: dict, path: tuple
+) -> ChartPod:
+    pod_path = path + ("pod",)
+    spec: dict = {}
+    redirects: list = []
+    own = _mapping(controller.get("pod"))
+    defaults = _mapping(values.get("defaultPodOptions"))
+    for option in _POD_OPTIONS:
+        if _set(own.get(option)):
+            spec[option] = own[option]
+        elif _set(defaults.get(option)):
+            spec[option] = defaults[option]
+            redirects.append((pod_path + (option,), values_path + ("defaultPodOptions", option)))
+    containers = []
+    written = controller.get("containers")
+    for name, container in written.items() if isinstance(written, dict) else ():
+        if isinstance(container, dict) and container.get("enabled") is not False:
+            at = path + ("containers", name)
+            data, moved = _container(str(name), container, at)
+            containers.append((at, data))
+            redirects.extend(moved)
+    replicas = controller.get("replicas")
+    count = replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else 1
+    kind = _KINDS.get(str(controller.get("type", "deployment")).lower(), "Deployment")
+    built = Built(pod_path, spec, tuple(containers), tuple(redirects))
+    return ChartPod(built, key, max(count, 0), kind)
+
+
+def _mapping(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _set(value: Any) -> bool:
+    """Helm's ``empty``: an option that is unset, empty or null falls back to the default;
+    a boolean is always set."""
+    return isinstance(value, bool) or value not in (None, "", [], {})
+
+
+def _container(name: str, written: dict, at: tuple) -> tuple[dict, list]:
+    """The container the chart renders from ``written``, and where its fields were written."""
+    data: dict = {"name": name}
+    redirects: list = []
+    image = written.get("image")
+    if isinstance(image, dict):
+        reference = _image(image)
+        if reference is not None:
+            data["image"] = reference
+        if isinstance(image.get("pullPolicy"), str):
+            data["imagePullPolicy"] = image["pullPolicy"]
+            redirects.append((at + ("imagePullPolicy",), at + ("image", "pullPolicy")))
+    for field in _COPIED:
+        if field in written:
+            data[field] = written[field]
+    env, moved = _env(written.get("env"), at)
+    if env is not None:
+        data["env"] = env
+        redirects.extend(moved)
+    return data, redirects
+
+
+def _image(image: dict) -> str | None:
+    repository = image.get("repository")
+    if not isinstance(repository, str) or not repository:
+        return None
+    digest, tag = image.get("digest"), image.get("tag")
+    if isinstance(digest, str) and digest:
+        return f"{repository}@{digest}"
+    if isinstance(tag, str | int | float) and not isinstance(tag, bool) and str(tag):
+        return f"{repository}:{tag}"
+    return repository
+
+
+def _env(env: Any, at: tuple) -> tuple[list | None, list]:
+    """``env`` as the EnvVar list it renders, with each item's path to where it was written."""
+    if isinstance(env, list):
+        return env, []
+    if not isinstance(env, dict):
+        return None, []
+    items: list = []
+    redirects: list = []
+    for name, value in env.items():
+        virtual, real = at + ("env", len(items)), at + ("env", name)
+        if isinstance(value, dict) and "value" in value:
+            items.append({"name": str(name), "value": value["value"]})
+            redirects.append((virtual + ("value",), real + ("value",)))
+        elif isinstance(value, dict):
+            source = value.get("valueFrom", value)
+            items.append({"name": str(name), "valueFrom": source})
+        else:
+            items.append({"name": str(name), "value": value})
+            redirects.append((virtual + ("value",), real))
+        redirects.append((virtual, real))
+    return items, redirects

@@ -1,0 +1,127 @@
+"""Pods read from the inline values of charts whose values are pod specs (issue 27): bjw-s
+app-template in a Flux HelmRelease, an Argo CD Application and a kustomize ``helmCharts``
+entry; the workload rules report at the values' lines."""
+
+from __future__ import annotations
+
+from gpulint.core.sources import Source
+from gpulint.model.kinds.charts import chart_pods
+from gpulint.yaml.parse import parse
+from tests.helpers import lint, where
+
+HELMRELEASE = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: jellyfin
+  namespace: media
+spec:
+  chart:
+    spec:
+      chart: app-template
+      version: 4.6.2
+      sourceRef: {kind: HelmRepository, name: bjw-s}
+  values:
+    defaultPodOptions:
+      runtimeClassName: nvidia
+    controllers:
+      jellyfin:
+        type: statefulset
+        containers:
+          app:
+            image:
+              repository: jellyfin/jellyfin
+              tag: 10.11.11
+              pullPolicy: Always
+            env:
+              TZ: Europe/Helsinki
+              NVIDIA_VISIBLE_DEVICES: all
+            resources:
+              requests:
+                memory: 4Gi
+                nvidia.com/gpu: 1
+              limits:
+                nvidia.com/gpu: 1
+                memory: 4Gi
+      off:
+        enabled: false
+        containers:
+          app:
+            image: {repository: busybox, tag: "1.36"}
+"""
+
+
+def _pods(text: str):
+    documents, errors = parse(Source("hr.yaml", text))
+    assert not errors
+    return list(chart_pods(documents[0].data))
+
+
+def test_each_enabled_controller_is_a_pod_with_its_containers_and_default_pod_options():
+    (pod,) = _pods(HELMRELEASE)
+    assert (pod.name, pod.workload_kind, pod.replicas) == ("jellyfin", "StatefulSet", 1)
+    assert pod.built.spec == {"runtimeClassName": "nvidia"}
+    ((path, container),) = pod.built.containers
+    assert path == ("spec", "values", "controllers", "jellyfin", "containers", "app")
+    assert container["image"] == "jellyfin/jellyfin:10.11.11"
+    assert container["imagePullPolicy"] == "Always"
+    assert container["env"] == [
+        {"name": "TZ", "value": "Europe/Helsinki"},
+        {"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"},
+    ]
+    redirects = dict(pod.built.redirects)
+    assert redirects[path + ("env", 1, "value")] == path + ("env", "NVIDIA_VISIBLE_DEVICES")
+    assert redirects[path[:-2] + ("pod", "runtimeClassName")] == (
+        "spec",
+        "values",
+        "defaultPodOptions",
+        "runtimeClassName",
+    )
+
+
+def test_workload_rules_report_at_the_values_lines(tmp_path):
+    found = lint(tmp_path, HELMRELEASE, "--select", "GPU701")
+    assert where(found) == [("GPU701", 26, 39)]  # NVIDIA_VISIBLE_DEVICES: all
+
+
+def test_a_controller_pod_option_overrides_the_default(tmp_path):
+    text = HELMRELEASE.replace(
+        "        type: statefulset\n",
+        "        type: statefulset\n        pod:\n          runtimeClassName: runc\n",
+    )
+    (pod,) = _pods(text)
+    assert pod.built.spec == {"runtimeClassName": "runc"}
+
+
+ARGO = """\
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: comfyui
+spec:
+  source:
+    chart: app-template
+    repoURL: https://bjw-s-labs.github.io/helm-charts
+    targetRevision: 4.4.0
+    helm:
+      valuesObject:
+        controllers:
+          main:
+            containers:
+              main:
+                image:
+                  repository: ghcr.io/ai-dock/comfyui
+                  tag: v2-cuda-12.1.1
+                env:
+                  - name: NVIDIA_VISIBLE_DEVICES
+                    value: all
+"""
+
+
+def test_an_argo_cd_application_s_values_object(tmp_path):
+    found = lint(tmp_path, ARGO, "--select", "GPU701")
+    assert where(found) == [("GPU701", 21, 28)]
+
+
+def test_a_chart_not_in_the_table_is_never_read_as_app_template():
+    assert _pods(HELMRELEASE.replace("chart: app-template", "chart: jellyfin")) == []
