@@ -113,11 +113,48 @@ def _guarded(ctx: Context, rule: Rule, doc: Document, result: FileResult, call: 
         result.errors.append(_internal_error(rule, doc, exc, ctx))
 
 
-def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
+@record(frozen=True)
+class SourceRules:
+    """The rules that can use one source's documents, and which of them may report on it.
+
+    A rule's ``reads`` trigger says what an input must hold for the rule to report on it
+    (``gpulint/rules/triggers.py``): where this source holds none of it, the rule's checks
+    are not called for its documents (most documents meet a few rules, not all of them);
+    its collectors still are, since facts for another file's finding may come from here."""
+
+    document: tuple[Rule, ...]
+    resource: tuple[Rule, ...]
+    silent: frozenset[str]  # codes whose checks this source cannot trigger
+
+
+def source_rules(ctx: Context, source: Source) -> SourceRules:
+    unpaired = ctx.unpaired
+    data = source.text.encode("utf-8", "surrogateescape")
+    lowered = data.lower()
+    silent = frozenset(
+        r.code for r in ctx.rules if r.reads is not None and not r.reads.matches_text(data, lowered)
+    )
+
+    def hooked(check: Any, collect: Any, rule: Rule) -> bool:
+        checks = check is not None and rule.code not in silent
+        return checks or (collect is not None and rule.code not in unpaired)
+
+    return SourceRules(
+        tuple(r for r in ctx.rules if hooked(r.check_document, r.collect_document, r)),
+        tuple(r for r in ctx.rules if hooked(r.check_resource, r.collect, r)),
+        silent,
+    )
+
+
+def _check_document(
+    ctx: Context, doc: Document, result: FileResult, rules: SourceRules | None = None
+) -> None:
     settings = ctx.settings
+    rules = rules or source_rules(ctx, doc.source)
+    silent = rules.silent
 
     def document_rule(rule: Rule) -> None:
-        if rule.check_document is not None:
+        if rule.check_document is not None and rule.code not in silent:
             for report in rule.check_document(doc, ctx) or ():
                 result.findings.append(
                     make_finding(rule, settings, doc, (), report, None, ctx.profile)
@@ -128,7 +165,7 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
                 result.facts.setdefault(rule.code, []).extend(facts)
 
     def resource_rule(rule: Rule, resource: Resource) -> None:
-        if rule.check_resource is not None:
+        if rule.check_resource is not None and rule.code not in silent:
             for report in rule.check_resource(resource, ctx) or ():
                 result.findings.append(
                     make_finding(
@@ -141,14 +178,10 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
                 result.facts.setdefault(rule.code, []).extend(facts)
 
     # Only rules with a hook for it: a call per rule and document is most of a small one's cost.
-    unpaired = ctx.unpaired
-    for rule in [
-        r for r in ctx.rules if _hooked(r.check_document, r.collect_document, r, unpaired)
-    ]:
+    for rule in rules.document:
         _guarded(ctx, rule, doc, result, lambda rule=rule: document_rule(rule))
-    resource_rules = [r for r in ctx.rules if _hooked(r.check_resource, r.collect, r, unpaired)]
     for resource in resources_of(doc):
-        for rule in resource_rules:
+        for rule in rules.resource:
             _guarded(
                 ctx, rule, doc, result, lambda rule=rule, res=resource: resource_rule(rule, res)
             )
@@ -159,10 +192,6 @@ def _check_document(ctx: Context, doc: Document, result: FileResult) -> None:
             )
         if settings.verbose:
             _notice_unread(doc, resource, result)
-
-
-def _hooked(check: Any, collect: Any, rule: Rule, unpaired: Any) -> bool:
-    return check is not None or (collect is not None and rule.code not in unpaired)
 
 
 def _notice_unread(doc: Document, resource: Resource, result: FileResult) -> None:
@@ -221,6 +250,7 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     parse = toml_tree.documents if toml_tree.is_toml(source) else documents
     plain = source.origin in ("file", "stdin")  # renderers say what they rendered themselves
     seen: list[str] | None = [] if ctx.settings.verbose and plain else None
+    rules = source_rules(ctx, source)
     # Document by document: each node tree is freed before the next one is built.
     for doc in parse(source, errors):
         if not isinstance(doc.data, dict):
@@ -240,7 +270,7 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
                 f"document {doc.index + 1} (line {doc.line}): {describe(doc, _values_for(ctx))}"
             )
         try:
-            _check_document(ctx, doc, result)
+            _check_document(ctx, doc, result, rules)
             if wants_annotations:
                 annotations.extend(suppress.annotations_of(doc))
         except Exception as exc:  # a bug in a rule must not hide the other files' findings

@@ -34,6 +34,12 @@ class Mentions:
             return any(word.lower().encode() in data for word in self.words)
         return any(word.encode() in data for word in self.words)
 
+    def matches_text(self, data: bytes, lowered: bytes) -> bool:
+        """:meth:`matches` with ``data.lower()`` computed once for every trigger of a file."""
+        if self.ignore_case:
+            return any(word.lower().encode() in lowered for word in self.words)
+        return any(word.encode() in data for word in self.words)
+
     def as_data(self) -> dict[str, Any]:
         return {"mentions": list(self.words), "ignore_case": self.ignore_case}
 
@@ -58,6 +64,9 @@ class KindIs:
             return False  # the cheap test first: most inputs hold neither the kind nor an alias
         alternatives = b"|".join(re.escape(kind.encode()) for kind in self.kinds)
         return re.search(_KIND_AFTER % alternatives, data) is not None
+
+    def matches_text(self, data: bytes, lowered: bytes) -> bool:
+        return self.matches(data)
 
     def as_data(self) -> dict[str, Any]:
         return {"kind_is": list(self.kinds)}
