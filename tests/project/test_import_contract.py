@@ -144,7 +144,10 @@ LAZY: dict[tuple[str, str], str] = {
     ("gpulint.cli.main", "gpulint.inputs.cluster"): "~4 ms, only with --cluster/--pods",
     ("gpulint.cli.main", "gpulint.cli.report_command"): "the allocation report, `report` only",
     ("gpulint.cli.main", "gpulint.cli.lsp_command"): "the language server, `lsp` only",
-    ("gpulint.cli.lsp_command", "gpulint.lsp.server"): "pygls + lsprotocol (attrs, cattrs): `lsp` only",
+    (
+        "gpulint.cli.lsp_command",
+        "gpulint.lsp.server",
+    ): "pygls + lsprotocol (attrs, cattrs): `lsp` only",
     ("gpulint.cli.entry", "gpulint.cli.main"): "the command line, imported with gc off: ~9 ms",
     ("gpulint.cli.completion", "click.shell_completion"): "only when a shell asks to complete",
     ("gpulint.cli.rule_commands", "shutil"): "shutil (bz2, lzma): ~2 ms, `rules` on a tty",
