@@ -17,6 +17,7 @@ import click
 from gpulint.cli.option_groups import Decorator, Options, option
 from gpulint.config import file as config_mod
 from gpulint.config.globs import GlobError, PathFilter
+from gpulint.config.loading import load_with_rules
 from gpulint.config.merge import FLAGGED, apply_config
 from gpulint.core.findings import RunResult, printable
 from gpulint.core.outputs import OutputError
@@ -182,9 +183,6 @@ def configured_registry() -> Registry:
 def _load(path: str, registry: Registry) -> tuple[config_mod.Config, Registry]:
     """(config, registry with its custom rules); a broken file ends the run with exit 2."""
     try:
-        config = config_mod.load_config(display_path(path), registry)
+        return load_with_rules(display_path(path), registry)
     except config_mod.ConfigError as exc:
         _fail([f"{e.file}:{e.line}:{e.column}: error [config] {e.message}" for e in exc.errors])
-    if config.custom_rules:
-        registry = Registry(list(registry) + config.custom_rules)
-    return config, registry

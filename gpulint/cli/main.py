@@ -71,6 +71,7 @@ LAZY_COMMANDS = {
     "completion": ("rule_commands", "completion", "Print the shell completion script."),
     "config-schema": ("rule_commands", "config_schema", "Print the JSON Schema of .gpulint.yaml."),
     "explain": ("rule_commands", "explain", "Show a rule's documentation (by code or name)."),
+    "lsp": ("lsp_command", "lsp", "Language server for editors (LSP over stdio)."),
     "report": (
         "report_command",
         "report",
@@ -100,6 +101,10 @@ class _Commands(click.Group):
             from gpulint.cli import report_command
 
             command: click.Command = getattr(report_command, attribute)
+        elif module_name == "lsp_command":
+            from gpulint.cli import lsp_command
+
+            command = getattr(lsp_command, attribute)
         else:
             from gpulint.cli import rule_commands
 

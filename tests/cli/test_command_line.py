@@ -81,6 +81,7 @@ OPTIONS = {
     "explain": ["-h, --help"],
     "config-schema": ["-h, --help"],
     "completion": ["-h, --help"],
+    "lsp": ["-h, --help"],
     "report": [
         "--cluster PATH",
         "--pods PATH",

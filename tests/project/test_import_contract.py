@@ -6,6 +6,7 @@ may import its own folder and the folders below it, never one above; the folders
 top to bottom:
 
     cli         commands and options; the only home of click
+    lsp         the language server (`gpulint lsp`, pygls): diagnostics, code actions, hover
     allocation  the GPU allocation report (`gpulint report`): cluster dumps in, text/JSON/HTML out
     report      reporters: a RunResult in, text out; they import core only
     fix         --fix: apply edits, re-lint, roll back
@@ -43,6 +44,7 @@ PACK = "gpulint.rules.builtin"
 
 LAYERS: list[tuple[str, ...]] = [
     ("gpulint.__main__", "gpulint.cli"),
+    ("gpulint.lsp",),
     ("gpulint.allocation",),
     ("gpulint.report",),
     ("gpulint.fix",),
@@ -82,6 +84,9 @@ CONFINED = {
     "click": ("gpulint.cli",),
     "argparse": (),
     "subprocess": ("gpulint.inputs.render",),
+    # the language server's libraries (the lsp extra)
+    "pygls": ("gpulint.lsp",),
+    "lsprotocol": ("gpulint.lsp",),
 }
 
 # Function-level imports kept on purpose: each defers a module a one-file run
@@ -138,6 +143,11 @@ LAZY: dict[tuple[str, str], str] = {
     ): "~5 ms: only when fixes' edits are wanted",
     ("gpulint.cli.main", "gpulint.inputs.cluster"): "~4 ms, only with --cluster/--pods",
     ("gpulint.cli.main", "gpulint.cli.report_command"): "the allocation report, `report` only",
+    ("gpulint.cli.main", "gpulint.cli.lsp_command"): "the language server, `lsp` only",
+    (
+        "gpulint.cli.lsp_command",
+        "gpulint.lsp.server",
+    ): "pygls + lsprotocol (attrs, cattrs): `lsp` only",
     ("gpulint.cli.entry", "gpulint.cli.main"): "the command line, imported with gc off: ~9 ms",
     ("gpulint.cli.completion", "click.shell_completion"): "only when a shell asks to complete",
     ("gpulint.cli.rule_commands", "shutil"): "shutil (bz2, lzma): ~2 ms, `rules` on a tty",

@@ -26,6 +26,8 @@ DEFERRED = (
     "gpulint.inputs.render.helm",
     "gpulint.inputs.render.kustomize",
     "gpulint.report.sarif",  # only the format asked for
+    "pygls",  # only for `gpulint lsp`
+    "lsprotocol",
     "gpulint.report.json",
     "gpulint.fix.fixer",  # only with --fix or --diff
     "gpulint.fix.apply",
