@@ -41,14 +41,9 @@ spec:
 ```yaml
 apiVersion: nvidia.com/v1
 kind: ClusterPolicy
-metadata:
-  name: cluster-policy
+metadata: {name: cluster-policy}
 spec:
-  toolkit:
-    enabled: true
-    repository: nvcr.io/nvidia/k8s
-    image: container-toolkit
-    version: v1.17.8-ubuntu20.04
+  toolkit: {enabled: true, version: v1.17.8-ubuntu20.04}  # the first fixed release
 ```
 
 ## How to fix

@@ -12,14 +12,9 @@ from tests.helpers import lint, where
 CLUSTER_POLICY = """\
 apiVersion: nvidia.com/v1
 kind: ClusterPolicy
-metadata:
-  name: cluster-policy
+metadata: {{name: cluster-policy}}
 spec:
-  toolkit:
-    enabled: true
-    repository: nvcr.io/nvidia/k8s
-    image: container-toolkit
-    version: {version}
+  toolkit: {{enabled: true, version: {version}}}
 """
 
 HELM_RELEASE = """\
@@ -39,30 +34,15 @@ spec:
       enabled: false
 """
 
-HELM_RELEASE_WITH_TOOLKIT = """\
-apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata:
-  name: gpu-operator
-  namespace: gpu-operator
-spec:
-  chart:
-    spec:
-      chart: gpu-operator
-      version: v24.6.1
-      sourceRef: {{kind: HelmRepository, name: nvidia}}
-  values:
-    driver:
-      enabled: false
-    toolkit:
-      version: {version}
-"""
+# The same release, its values choosing the toolkit.
+HELM_RELEASE_WITH_TOOLKIT = (
+    HELM_RELEASE.replace("{version}", "v24.6.1") + "    toolkit:\n      version: {version}\n"
+)
 
 APPLICATION = """\
 apiVersion: argoproj.io/v1alpha1
 kind: Application
-metadata:
-  name: gpu-operator
+metadata: {name: gpu-operator, namespace: argocd}
 spec:
   project: default
   destination: {server: "https://kubernetes.default.svc", namespace: gpu-operator}
@@ -125,7 +105,7 @@ def _cves(findings: list[dict]) -> str:
 def test_gpu408_toolkit_boundary_of_each_advisory(tmp_path, advisory):
     ranges = advisory["container_toolkit"]
     last = lint(tmp_path, CLUSTER_POLICY.format(version=f"v{ranges['affected_through']}"))
-    assert where(last, "GPU408") == [("GPU408", 10, 14)]
+    assert where(last, "GPU408") == [("GPU408", 5, 37)]
     assert advisory["cve"] in _cves(last)
     assert f"fixed in {ranges['fixed']}" in _cves(last)
     first = lint(tmp_path, CLUSTER_POLICY.format(version=f"v{ranges['fixed']}"))
@@ -152,7 +132,7 @@ def test_gpu408_the_newest_advisories_end_at_the_published_releases(tmp_path):
 
 def test_gpu408_one_finding_names_every_cve_and_the_release_fixed_for_all(tmp_path):
     found = lint(tmp_path, CLUSTER_POLICY.format(version="v1.16.1-ubuntu20.04"))
-    assert where(found) == [("GPU408", 10, 14)]
+    assert where(found) == [("GPU408", 5, 37)]
     message = found[0]["message"]
     for cve in ("CVE-2024-0132", "CVE-2024-0133", "CVE-2024-0135", "CVE-2025-23359"):
         assert cve in message
@@ -184,7 +164,7 @@ def test_gpu408_flux_values_decide_over_the_chart_version(tmp_path):
 
 def test_gpu408_argo_application_value_object(tmp_path):
     found = lint(tmp_path, APPLICATION, name="app.yaml")
-    assert where(found) == [("GPU408", 17, 20)]
+    assert where(found) == [("GPU408", 16, 20)]
     assert "CVE-2025-23359" in found[0]["message"]
 
 
