@@ -13,8 +13,14 @@ release's values do not set `toolkit.version`); and the tag of a
 any container. One finding per place names every CVE that applies there, what
 it allows, the range it affects, the first fixed release and, where NVIDIA
 says so, the mode it applies in (some only without CDI, some only in CDI mode
-at older releases). A range, a floating tag, a pre-release or a placeholder is
-not a release and is not judged (GPU401 reports floating chart versions).
+at older releases). The mode is what the run sets: an advisory that applies only
+in CDI mode at this release is named only where the same values or
+ClusterPolicy set `cdi.enabled: true`; one that spares CDI, unless they also
+set `cdi.default: true` (CDI for every container); a bare image says nothing,
+so only advisories of the default (legacy) mode are named there. The release to
+upgrade to is fixed for every advisory in every mode. A range, a floating tag,
+a pre-release or a placeholder is not a release and is not judged (GPU401
+reports floating chart versions).
 
 ## Why it matters
 The container toolkit runs on every GPU node as root and sets up every GPU
@@ -58,7 +64,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.model.nvidia import advisories, gitops, operator, recognise
+from gpulint.model.nvidia import advisories, operator, recognise
+from gpulint.model.values import releases
 from gpulint.model.values.paths import at_path
 from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severity, mentions
 
@@ -72,7 +79,7 @@ rule = Rule(
 )
 
 
-def _message(what: str, component: str, version: str, hits: list[advisories.Hit]) -> str:
+def _message(what: str, component: str, version: str, hits: list[advisories.Hit], safe: str) -> str:
     told = []
     for hit in hits:
         scope = f"; {hit.scope}" if hit.scope else ""
@@ -80,20 +87,24 @@ def _message(what: str, component: str, version: str, hits: list[advisories.Hit]
             f"{hit.cve} ({hit.allows}{scope}; affects {advisories.NAMES[component]} "
             f"{hit.affected_through} and earlier, fixed in {hit.fixed})"
         )
-    return (
-        f"{what} {version} is affected by {'; '.join(told)}. Upgrade to "
-        f"{advisories.first_safe(hits)} or later"
-    )
+    return f"{what} {version} is affected by {'; '.join(told)}. Upgrade to {safe} or later"
 
 
 def _report(
-    path: tuple, what: str, component: str, version: str, container: str | None = None
+    path: tuple,
+    what: str,
+    component: str,
+    version: str,
+    container: str | None = None,
+    mode: advisories.Mode = advisories.LEGACY,
 ) -> Iterator[Report]:
-    hits = advisories.affecting(component, version)
+    hits = advisories.affecting(component, version, mode)
     if not hits:
         return
     worst = Severity.ERROR if any(h.severity == "error" for h in hits) else Severity.WARNING
-    message = _message(what, component, version, hits)
+    # the release fixed for every advisory in any mode: a later one may be affected in this one
+    safe = advisories.first_safe(advisories.affecting(component, version))
+    message = _message(what, component, version, hits, safe)
     yield Report(path, message, container=container, at="value", severity=worst)
 
 
@@ -125,15 +136,16 @@ def check_values(doc: Document, ctx: Context) -> Iterator[Report]:
         if isinstance(data, dict):
             views.append(operator.values_view(data, where.prefix))
             yield from _toolkit(views[-1], "gpu-operator values: the container toolkit")
-    for release in gitops.chart_versions(doc.data):
-        if release.chart != recognise.OPERATOR_CHART or gitops.floats(release.version):
+    for release in releases.chart_versions(doc.data):
+        if release.chart != recognise.OPERATOR_CHART or releases.floats(release.version):
             continue
         owner = _release_owner(release.path)
         own = [v for v in views if v.prefix[: len(owner)] == owner]
         if any(_sets_toolkit(v) for v in own):
             continue  # the values choose the toolkit: that version is the one judged
         what = f"the {release.chart} chart release: GPU Operator"
-        yield from _report(release.path, what, advisories.OPERATOR, str(release.version))
+        mode = _mode(own[0]) if own else advisories.LEGACY
+        yield from _report(release.path, what, advisories.OPERATOR, str(release.version), mode=mode)
 
 
 def _release_owner(version_path: tuple) -> tuple:
@@ -150,17 +162,28 @@ def _sets_toolkit(view: operator.OperatorView) -> bool:
     return any(view.field("toolkit", key) is not None for key in ("version", "image"))
 
 
+def _mode(view: operator.OperatorView) -> advisories.Mode:
+    """The runtime mode the values or ClusterPolicy set (``cdi.enabled``, ``cdi.default``)."""
+
+    def on(key: str) -> bool:
+        found = view.field("cdi", key)
+        return found is not None and found[1] is True
+
+    return advisories.Mode(on("enabled"), on("default"))
+
+
 def _toolkit(view: operator.OperatorView, what: str) -> Iterator[Report]:
     enabled = view.field("toolkit", "enabled")
     if enabled is not None and enabled[1] is False:
         return
+    mode = _mode(view)
     version = view.field("toolkit", "version")
     if version is not None:
         if isinstance(version[1], str):
-            yield from _report(version[0], what, advisories.TOOLKIT, version[1])
+            yield from _report(version[0], what, advisories.TOOLKIT, version[1], mode=mode)
         return
     image = view.field("toolkit", "image")
     if image is not None and isinstance(image[1], str) and "/" in image[1]:
         tag = advisories.image_version(image[1])
         if tag is not None and advisories.image_component(image[1]) == advisories.TOOLKIT:
-            yield from _report(image[0], what, advisories.TOOLKIT, tag)
+            yield from _report(image[0], what, advisories.TOOLKIT, tag, mode=mode)

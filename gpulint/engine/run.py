@@ -129,11 +129,17 @@ class SourceRules:
 
 def source_rules(ctx: Context, source: Source) -> SourceRules:
     unpaired = ctx.unpaired
-    data = source.text.encode("utf-8", "surrogateescape")
-    lowered = data.lower()
-    silent = frozenset(
-        r.code for r in ctx.rules if r.reads is not None and not r.reads.matches_text(data, lowered)
-    )
+    silent: frozenset[str] = frozenset()
+    # --values-for reads files that hold none of a chart's words as its values: every rule
+    # may then report on any source (as inputs/prepare.py loads every rule).
+    if not ctx.settings.values_for:
+        data = source.text.encode("utf-8", "surrogateescape")
+        lowered = data.lower()
+        silent = frozenset(
+            r.code
+            for r in ctx.rules
+            if r.reads is not None and not r.reads.matches_text(data, lowered)
+        )
 
     def hooked(check: Any, collect: Any, rule: Rule) -> bool:
         checks = check is not None and rule.code not in silent

@@ -60,8 +60,23 @@ def _entries() -> tuple[dict, ...]:
     return tuple(catalog.raw()["advisories"])
 
 
-def affecting(component: str, version: Any) -> list[Hit]:
-    """The advisories that ``version`` of ``component`` (TOOLKIT or OPERATOR) is affected by."""
+@record(frozen=True)
+class Mode:
+    """What the run says of the runtime's mode: CDI enabled (``cdi.enabled``), and CDI the
+    default for every container (``cdi.default``); both off unless the run sets them."""
+
+    cdi_enabled: bool = False
+    cdi_default: bool = False
+
+
+LEGACY = Mode()  # what a run that says nothing of CDI runs
+
+
+def affecting(component: str, version: Any, mode: Mode | None = None) -> list[Hit]:
+    """The advisories that ``version`` of ``component`` (TOOLKIT or OPERATOR) is affected by
+    in ``mode``: one that applies only in CDI mode at this release counts only where the run
+    enables CDI; one that does not apply with CDI, unless the run makes CDI the default.
+    ``mode`` None: in any mode (what an upgrade must leave behind)."""
     at = release(version)
     if at is None:
         return []
@@ -72,9 +87,13 @@ def affecting(component: str, version: Any) -> list[Hit]:
             continue
         scope = ""
         if entry.get("not_with_cdi"):
+            if mode is not None and mode.cdi_enabled and mode.cdi_default:
+                continue
             scope = "in the default (legacy) mode, not with CDI"
         elif "cdi_only_before" in ranges and at < _parse(ranges["cdi_only_before"]):
-            scope = "at this release in CDI mode only"
+            if mode is not None and not mode.cdi_enabled:
+                continue
+            scope = "at this release in CDI mode only (the run enables CDI)"
         hits.append(
             Hit(
                 cve=entry["cve"],

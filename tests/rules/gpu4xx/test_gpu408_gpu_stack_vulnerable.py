@@ -141,12 +141,24 @@ def test_gpu408_one_finding_names_every_cve_and_the_release_fixed_for_all(tmp_pa
 
 
 def test_gpu408_says_the_mode_an_advisory_applies_in(tmp_path):
-    older = _cves(lint(tmp_path, CLUSTER_POLICY.format(version="v1.17.4")))
+    cdi = CLUSTER_POLICY.format(version="v1.17.4") + "  cdi: {enabled: true}\n"
+    older = _cves(lint(tmp_path, cdi))
     assert "at this release in CDI mode only" in older  # CVE-2025-23266 before 1.17.5
     newer = _cves(lint(tmp_path, CLUSTER_POLICY.format(version="v1.17.5")))
     assert "CVE-2025-23266" in newer and "CDI mode only" not in newer
     legacy = _cves(lint(tmp_path, CLUSTER_POLICY.format(version="v1.16.1")))
     assert "in the default (legacy) mode, not with CDI" in legacy
+
+
+def test_gpu408_judges_an_advisory_only_in_the_mode_the_run_sets(tmp_path):
+    # CVE-2025-23266 reaches toolkit 1.17.4 only in CDI mode: without cdi.enabled the run
+    # runs the legacy mode (the chart's default for such releases), so it is not named
+    assert lint(tmp_path, CLUSTER_POLICY.format(version="v1.17.4")) == []
+    # CVE-2024-0132 spares CDI mode: with CDI the default for every container it is not named
+    cdi = CLUSTER_POLICY.format(version="v1.16.1") + "  cdi: {enabled: true, default: true}\n"
+    named = _cves(lint(tmp_path, cdi))
+    assert "CVE-2024-0132" not in named and "CVE-2024-0135" in named
+    assert "Upgrade to 1.17.8 or later" in named  # 1.17.5-1.17.7 are affected in every mode
 
 
 def test_gpu408_operator_values_file(tmp_path):
