@@ -10,7 +10,11 @@ pinned, with or without a tag. What a pod is for is read from what it runs
 training jobs, bare Pods that serve nothing) are reported only with the
 option `batch: true`; benchmarks and probes (`gpu_burn`, the nccl-tests
 binaries, `nvidia-smi`, `sleep`) never, nor a container whose image is loaded
-by hand (`imagePullPolicy: Never`: no registry tag to pin), nor a classic init
+by hand (`imagePullPolicy: Never`: no registry tag to pin) or named without a
+registry or an owner (`ai-inference-gpu:latest`: the name of an image built
+where it runs; Docker Hub's official images, the only short names a registry
+serves, ship no GPU stack, while NVIDIA's, PyTorch's and vLLM's images all
+live under an owner), nor a classic init
 container (it runs once before the work; a GPU held there is GPU105's). An image that is
 still a placeholder (`${IMAGE}`, `<your-registry>/server`,
 `REPLACE_MODEL_SERVER_IMAGE`) is left to whoever fills it in. With
@@ -157,6 +161,8 @@ def _pod_reports(resource: Resource, pod: PodSpec, ctx: Context) -> Iterator[Rep
         ref = parse_image(container.image)
         if ref is None or ref.pinned:
             continue
+        if ref.registry is None and "/" not in ref.repository:
+            continue  # a short name (no registry, no owner): a local build, no registry tag
         why = _why(ref)
         # Where a kustomization's images: entry wrote the tag, the pin belongs there.
         entry = tag_override(ref, resource.doc) if ref.tag else None
@@ -189,8 +195,16 @@ def _pod_reports(resource: Resource, pod: PodSpec, ctx: Context) -> Iterator[Rep
                 f"and, with imagePullPolicy: {policy}, each node runs the version it pulled first"
             )
             fix = "pin a version tag or a digest"
-        else:
+        elif ref.tag in (None, "latest"):
+            # Kubernetes defaults the policy to Always for no tag and for :latest only
+            # ("Images: image pull policy"); any other tag gets IfNotPresent.
             pull = "and the default imagePullPolicy becomes Always"
+            fix = "pin a version tag or a digest"
+        else:
+            pull = (
+                "and, with the default imagePullPolicy (IfNotPresent for this tag), each node "
+                "runs the version it pulled first"
+            )
             fix = "pin a version tag or a digest"
         yield Report(
             container.path + ("image",),

@@ -99,6 +99,41 @@ def _ci_values_retry(
     return None
 
 
+# A chart's ``required`` message that names the value (``.Values.secret.token is required``,
+# Bitnami's ``A valid .Values.auth.password entry required!``): a key path and nothing else,
+# so it can travel in ``--set-string=KEY=VALUE`` (no comma, bracket, backslash or equals sign).
+_REQUIRED = re.compile(r"\.Values\.([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*){0,15})")
+# What a required value is filled with: a placeholder (model/values/placeholders.py), never
+# mistaken for a setting of the chart's.
+REQUIRED_PLACEHOLDER = "${GPULINT_REQUIRED_VALUE}"
+MAX_REQUIRED = 5  # values filled in, one render each: a chart that needs more is not guessed at
+
+
+def _required_retry(
+    argv: list[str], outcome: Outcome, chart: str, settings: Settings
+) -> list[str] | None:
+    """The command again with a placeholder for the value a ``required`` check names, when
+    the failure is one and names it (``.Values.x.y``), else None."""
+    if outcome.ok or "required" not in outcome.message.lower():
+        return None
+    found = _REQUIRED.search(outcome.message)
+    if found is None:
+        return None
+    assignment = f"--set-string={found[1]}={REQUIRED_PLACEHOLDER}"
+    if assignment in argv:
+        return None  # filled already: the chart refuses the placeholder too
+    return [argv[0], argv[1], assignment, *argv[2:]]
+
+
+def filled(argv: list[str]) -> list[str]:
+    """The values a render filled with the placeholder (``_required_retry``)."""
+    prefix = "--set-string="
+    suffix = f"={REQUIRED_PLACEHOLDER}"
+    return [
+        a[len(prefix) : -len(suffix)] for a in argv if a.startswith(prefix) and a.endswith(suffix)
+    ]
+
+
 def helm_env(home: str) -> dict[str, str]:
     """helm's own folders, all under ``home`` (an empty temporary folder)."""
     return {name: os.path.join(home, name.lower()) for name in _HELM_HOMES}
@@ -128,14 +163,30 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
             retry = retry_of(argv, outcome, chart, settings)
             if retry is not None:
                 argv, outcome = retry, run_tool(retry, settings.render.timeout, env=helm_env(home))
+        for _ in range(MAX_REQUIRED):
+            retry = _required_retry(argv, outcome, chart, settings)
+            if retry is None:
+                break
+            argv, outcome = retry, run_tool(retry, settings.render.timeout, env=helm_env(home))
     if not outcome.ok:
         errors.append(failure(chart, outcome.message.replace(os.path.abspath(chart), chart)))
         return sources, errors
     rendered = Source(f"{chart} (helm template)", outcome.stdout, "helm")
     rendered.meta["mapper"] = TemplateMapper(chart, primary=True, settings=settings)
+    notices = []
+    placeheld = filled(argv)
+    if placeheld:
+        # The render assumed values: say which, so no finding is read as the chart's defaults'.
+        notices.append(
+            f"{chart}: rendered with a placeholder for the required value(s) "
+            f"{', '.join(placeheld)} (the chart renders nothing without them; give them with "
+            "--set or --values)"
+        )
     if settings.verbose:
         shown = " ".join(["helm", *argv[1:-1], chart])
-        rendered.meta["notices"] = [f"{chart}: rendered with `{shown}`"]
+        notices.append(f"{chart}: rendered with `{shown}`")
+    if notices:
+        rendered.meta["notices"] = notices
     return [rendered, *sources], errors
 
 

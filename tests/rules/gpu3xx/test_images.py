@@ -44,6 +44,36 @@ def test_gpu301_is_opt_in_selected_by_flag_or_config(tmp_path, monkeypatch):
     assert ("GPU301", 9, 7) in where(lint(tmp_path, text))
 
 
+SERVER = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: infer
+spec:
+  selector:
+    matchLabels: {app: infer}
+  template:
+    metadata:
+      labels: {app: infer}
+    spec:
+      containers:
+        - name: server
+          image: IMAGE
+          ports: [{containerPort: 8000}]
+          resources:
+            limits: {nvidia.com/gpu: 1, cpu: 4, memory: 16Gi}
+"""
+
+
+def test_gpu302_leaves_a_short_name_to_the_local_build_it_names(tmp_path):
+    local = SERVER.replace("IMAGE", "ai-inference-gpu:latest")
+    assert lint(tmp_path, local, "--select", "GPU302") == []
+    hosted = SERVER.replace("IMAGE", "registry.example.com:5000/ai-inference-gpu:latest")
+    assert where(lint(tmp_path, hosted, "--select", "GPU302")) == [("GPU302", 14, 11)]
+    owned = SERVER.replace("IMAGE", "intel/ai-inference-gpu:latest")
+    assert where(lint(tmp_path, owned, "--select", "GPU302")) == [("GPU302", 14, 11)]
+
+
 def test_gpu301_skips_gpu_infrastructure(tmp_path):
     text = _pod(("nvcr.io/nvidia/k8s-device-plugin:v0.17.0", "Always", True))
     assert lint(tmp_path, text, "--select", "GPU301") == []
@@ -62,6 +92,14 @@ def test_gpu302_latest_and_untagged(tmp_path):
     assert "'lmsysorg/sglang' has no tag" in found[1]["message"]
     # a registry port is not a tag
     assert "'localhost:5000/team/trainer' has no tag" in found[2]["message"]
+
+
+def test_gpu302_the_default_pull_policy_of_a_moving_tag_that_is_not_latest(tmp_path):
+    # Kubernetes defaults to Always only for no tag and :latest; :nightly gets IfNotPresent
+    found = lint(tmp_path, _pod(("vllm/vllm-openai:nightly", "", True)), "--select", "GPU302")
+    assert where(found) == [("GPU302", 8, 7)]
+    assert "default imagePullPolicy (IfNotPresent for this tag)" in found[0]["message"]
+    assert "becomes Always" not in found[0]["message"]
 
 
 def test_gpu302_says_what_the_pull_policy_does(tmp_path):
