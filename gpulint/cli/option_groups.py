@@ -115,7 +115,7 @@ class Number(click.ParamType):
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
     ) -> int | float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = repr(value)  # a default, given as a number
+            return value  # the option's default, gpulint's own (a pattern is start-up time)
         if _NOT_FINITE.fullmatch(value):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
         if not self.syntax.fullmatch(value):
@@ -142,7 +142,7 @@ def pattern_type(
     """A callback that refuses a value ``check`` finds fault with (its message)."""
 
     def callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-        if value is not None:
+        if value is not None and value != param.default:  # the default is gpulint's own
             fault = check(value)
             if fault:
                 raise click.BadParameter(fault, ctx, param)

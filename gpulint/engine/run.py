@@ -26,7 +26,6 @@ from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
 from gpulint.engine.after_files import facts_per_unit, held_back, unique, unit_keys
 from gpulint.engine.context import load_rule_hooks
-from gpulint.engine.describe import describe
 from gpulint.engine.workers import lint_all
 from gpulint.filter import suppress
 from gpulint.inputs.discover import Target
@@ -272,6 +271,9 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
             )
             continue
         if seen is not None and len(seen) < 20:
+            # Only with --verbose (LAZY in tests/project/test_import_contract.py).
+            from gpulint.engine.describe import describe
+
             seen.append(
                 f"document {doc.index + 1} (line {doc.line}): {describe(doc, _values_for(ctx))}"
             )

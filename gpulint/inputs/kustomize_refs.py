@@ -10,10 +10,10 @@ in place of a path) name no file.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from typing import Any
 
+from gpulint.core.lazy_re import lazy
 from gpulint.core.record import field, record
 from gpulint.core.sources import Source, decode
 from gpulint.inputs.discover import display_path
@@ -43,7 +43,7 @@ _HELM_SOURCES = (("helmCharts", "repo"), ("helmChartInflationGenerator", "chartR
 # What kustomize reads as remote (api/internal/git/repospec.go and its file loader): any
 # URL scheme (http, https, ssh, file, oci...), go-getter's forced git, GitHub shorthands,
 # scp-like git and Azure's _git/ paths. Wider than kustomize, never narrower.
-_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://")
+_SCHEME = lazy(r"^[a-z][a-z0-9+.-]*://")
 _REMOTE_PREFIXES = ("git::", "gh:", "git@", "github.com/", "github.com:")
 
 

@@ -26,15 +26,16 @@ import re
 from collections.abc import Iterable, Sequence
 
 from gpulint.core.findings import InputError
+from gpulint.core.lazy_re import lazy
 from gpulint.core.sources import decode, read_bytes
 from gpulint.inputs.discover import STDIN, Target, display_path
 from gpulint.model.project import Project, ProjectId, repository_path
 from gpulint.yaml.parse import documents
 
-_SECTION = re.compile(r"^\s*\[(?P<name>[^\]]*)\]\s*$")
-_ORIGIN = re.compile(r'^remote\s+"origin"$')
-_URL_KEY = re.compile(r"^\s*url\s*=\s*(?P<url>.+?)\s*$", re.IGNORECASE)
-_MODULE = re.compile(r"^\s*module\s+\"?(?P<path>[^\s\"]+)\"?", re.MULTILINE)
+_SECTION = lazy(r"^\s*\[(?P<name>[^\]]*)\]\s*$")
+_ORIGIN = lazy(r'^remote\s+"origin"$')
+_URL_KEY = lazy(r"^\s*url\s*=\s*(?P<url>.+?)\s*$", re.IGNORECASE)
+_MODULE = lazy(r"^\s*module\s+\"?(?P<path>[^\s\"]+)\"?", re.MULTILINE)
 _LIMIT = 1 << 20  # identity files are small; a bigger one is not read
 
 

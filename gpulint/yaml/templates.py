@@ -17,7 +17,7 @@ from ruamel.yaml.events import ScalarEvent
 
 from gpulint.core.lazy_re import lazy
 
-_SOURCE_COMMENT = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
+_SOURCE_COMMENT = lazy(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
 # Go template actions only Helm writes (Prometheus and Argo use `{{ $labels }}`,
 # `{{inputs.x}}` in valid YAML strings, which stay ordinary values).
 _HELM_ACTION = lazy(

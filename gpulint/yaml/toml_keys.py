@@ -10,11 +10,10 @@ and arrays skipped. Positions are 0-based, as YAML marks are.
 
 from __future__ import annotations
 
-import re
-
+from gpulint.core.lazy_re import lazy
 from gpulint.core.record import record
 
-_BARE = re.compile(r"[A-Za-z0-9_-]+")
+_BARE = lazy(r"[A-Za-z0-9_-]+")
 
 
 @record(frozen=True, slots=True)

@@ -39,8 +39,8 @@ def test_a_lazy_pattern_is_not_compiled_until_used():
 
 def test_importing_the_model_compiles_none_of_its_lazy_patterns():
     code = (
-        "import re, gpulint.model.values.placeholders as p, gpulint.model.gpu.infra as i\n"
-        "print(p._ANY._compiled, i._INFRA_IMAGE._compiled)"
+        "import re, gpulint.model.values.placeholders as p, gpulint.inputs.project_scan as i\n"
+        "print(p._ANY._compiled, i._SECTION._compiled)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["None", "None"]

@@ -8,31 +8,30 @@ tolerate every taint; workload rules leave them alone.
 from __future__ import annotations
 
 import functools
-import re
 
-from gpulint.core.lazy_re import lazy
 from gpulint.model.resource import Container, PodSpec
 from gpulint.model.values.images import is_pause_image
 
-# Image repository names (the part after the registry, without tag or digest).
-_INFRA_IMAGE = lazy(
-    r"(?:^|/)(?:"
-    r"k8s-device-plugin|nvidia-device-plugin|gpu-feature-discovery|"
-    r"dcgm-exporter|k8s-mig-manager|mig-manager|gpu-operator|gpu-operator-validator|"
-    r"container-toolkit|k8s-driver-manager|"
-    r"k8s-kata-manager|k8s-cc-manager|kubevirt-gpu-device-plugin|vgpu-device-manager|vgpu-manager|"
-    r"k8s-dra-driver-gpu|k8s-dra-driver|dra-driver-nvidia-gpu|cuda-validator|"
-    r"node-feature-discovery|"
-    r"k8s-device-plugin-amd|amd-gpu-device-plugin|device-metrics-exporter|"
-    r"intel-gpu-plugin|intel-gpu-initcontainer|intel-deviceplugin-operator|"
-    r"hami|hami-scheduler|hami-device-plugin|"
-    # GKE's own GPU stack (github.com/GoogleCloudPlatform/container-engine-accelerators:
-    # nvidia-driver-installer/*/daemonset*.yaml, cmd/nvidia_gpu): the driver installers,
-    # the MIG partitioner and GKE's device plugin.
-    r"cos-nvidia-installer|cos-gpu-installer|ubuntu-nvidia-driver-installer|"
-    r"nvidia-driver-installer|nvidia-partition-gpu|nvidia-gpu-device-plugin"
-    r")(?:[:@]|$)"
-)
+# The last segment of an image repository's path (without tag or digest). A set, not one
+# alternation: compiling that pattern was ~1.5 ms of every run.
+_INFRA_NAMES = frozenset(
+    {
+        "k8s-device-plugin", "nvidia-device-plugin", "gpu-feature-discovery",
+        "dcgm-exporter", "k8s-mig-manager", "mig-manager", "gpu-operator",
+        "gpu-operator-validator", "container-toolkit", "k8s-driver-manager",
+        "k8s-kata-manager", "k8s-cc-manager", "kubevirt-gpu-device-plugin",
+        "vgpu-device-manager", "vgpu-manager", "k8s-dra-driver-gpu", "k8s-dra-driver",
+        "dra-driver-nvidia-gpu", "cuda-validator", "node-feature-discovery",
+        "k8s-device-plugin-amd", "amd-gpu-device-plugin", "device-metrics-exporter",
+        "intel-gpu-plugin", "intel-gpu-initcontainer", "intel-deviceplugin-operator",
+        "hami", "hami-scheduler", "hami-device-plugin",
+        # GKE's own GPU stack (github.com/GoogleCloudPlatform/container-engine-accelerators:
+        # nvidia-driver-installer/*/daemonset*.yaml, cmd/nvidia_gpu): the driver installers,
+        # the MIG partitioner and GKE's device plugin.
+        "cos-nvidia-installer", "cos-gpu-installer", "ubuntu-nvidia-driver-installer",
+        "nvidia-driver-installer", "nvidia-partition-gpu", "nvidia-gpu-device-plugin",
+    }
+)  # fmt: skip
 _INFRA_REPOSITORY_PREFIXES = (
     "nvcr.io/nvidia/k8s/",  # dcgm-exporter, container-toolkit, ...
     "nvcr.io/nvidia/cloud-native/",  # gpu-operator-validator, k8s-driver-manager, ...
@@ -45,8 +44,16 @@ _INFRA_REPOSITORY_PREFIXES = (
 )
 # Workload samples published under an infrastructure prefix (vectoradd, nbody...).
 _WORKLOAD_REPOSITORIES = ("nvcr.io/nvidia/k8s/cuda-sample",)
-# The GPU Operator ships its operands with this image placeholder and fills it at run time.
-_OPERATOR_PLACEHOLDER = lazy(r"^FILLED[ _]BY[ _](?:THE[ _])?(?:OPERATOR|VALIDATOR)$", re.I)
+# The GPU Operator ships its operands with this image placeholder and fills it at run time
+# (``FILLED BY THE OPERATOR``, ``FILLED_BY_OPERATOR``, any case).
+_OPERATOR_PLACEHOLDERS = frozenset(
+    f"FILLED BY {the}{who}" for the in ("", "THE ") for who in ("OPERATOR", "VALIDATOR")
+)
+
+
+def _operator_placeholder(image: str) -> bool:
+    words = image.upper()
+    return "  " not in words and words.replace("_", " ") in _OPERATOR_PLACEHOLDERS
 
 
 def _repository(image: str) -> str:
@@ -61,14 +68,14 @@ def _repository(image: str) -> str:
 def is_infra_image(image: str) -> bool:
     if not image:
         return False
-    if _OPERATOR_PLACEHOLDER.match(image.strip()):
+    if _operator_placeholder(image.strip()):
         return True
     repo = _repository(image.strip())
     if repo.startswith(_WORKLOAD_REPOSITORIES):
         return False
     if repo.startswith(_INFRA_REPOSITORY_PREFIXES):
         return True
-    return bool(_INFRA_IMAGE.search(repo))
+    return repo.rsplit("/", 1)[-1] in _INFRA_NAMES
 
 
 def is_infra_container(container: Container) -> bool:

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from fractions import Fraction
 
 from gpulint.core.lazy_re import lazy
@@ -54,7 +53,7 @@ _SCANNED = lazy(
     r"(?P<sign>[+-]?)(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*))?"
     r"(?P<suffix>[eEinumkKMGTP]*[-+]?[0-9]*)\Z"
 )
-_EXPONENT = re.compile(r"[eE](?P<exp>[-+]?[0-9]+)\Z")
+_EXPONENT = lazy(r"[eE](?P<exp>[-+]?[0-9]+)\Z")
 # ErrFormatWrong's text (quantity.go l. 146).
 FORMAT_WRONG = (
     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
