@@ -67,10 +67,9 @@ number you meant).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from fractions import Fraction
 
 from gpulint.model.values.gpu_resources import as_fraction, gpu_entries
-from gpulint.model.values.quantity import format_quantity
+from gpulint.model.values.quantity import Amount, format_quantity
 from gpulint.rules.api import Context, FixSafety, Report, Resource, Rule, Severity
 from gpulint.rules.fixes import builders
 
@@ -84,7 +83,7 @@ rule = Rule(
 )
 
 
-def _whole(quantity: Fraction) -> bool:
+def _whole(quantity: Amount) -> bool:
     return quantity >= 0 and quantity.denominator == 1
 
 

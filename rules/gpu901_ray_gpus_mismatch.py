@@ -85,11 +85,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from fractions import Fraction
 
 from gpulint.model.kinds import table
 from gpulint.model.kinds.crds import RAY_CLUSTER_SPEC
 from gpulint.model.values.gpu_resources import as_fraction, count_unknown, total_gpus
+from gpulint.model.values.quantity import Amount
 from gpulint.rules.api import Context, PodSpec, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
@@ -132,7 +132,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
 
 
 def _mismatch(
-    pod: PodSpec, declared: Fraction, raw: object, role: str
+    pod: PodSpec, declared: Amount, raw: object, role: str
 ) -> tuple[str, str | None] | None:
     ray = pod.regular_containers()[:1]  # KubeRay's Ray container is the first one
     if not ray or count_unknown(ray[0].data):

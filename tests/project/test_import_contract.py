@@ -149,6 +149,8 @@ LAZY: dict[tuple[str, str], str] = {
         "gpulint.lsp.server",
     ): "pygls + lsprotocol (attrs, cattrs): `lsp` only",
     ("gpulint.engine.run", "gpulint.engine.describe"): "~0.9 ms, --verbose only",
+    ("gpulint.model.values.quantity", "fractions"): "fractions + decimal: ~3.5 ms, only for "
+    "a quantity that is not whole",
     ("gpulint.cli.entry", "gpulint.cli.main"): "the command line, imported with gc off: ~9 ms",
     ("gpulint.cli.completion", "click.shell_completion"): "only when a shell asks to complete",
     ("gpulint.cli.rule_commands", "shutil"): "shutil (bz2, lzma): ~2 ms, `rules` on a tty",

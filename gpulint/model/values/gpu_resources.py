@@ -8,11 +8,10 @@ effective request with init containers and sidecars (KEP-753):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from fractions import Fraction
 from typing import Any
 
 from gpulint.model.values import placeholders
-from gpulint.model.values.quantity import QuantityError, parse_quantity
+from gpulint.model.values.quantity import Amount, QuantityError, parse_quantity
 
 NVIDIA_GPU = "nvidia.com/gpu"
 NVIDIA_SHARED = "nvidia.com/gpu.shared"
@@ -139,7 +138,7 @@ def is_sidecar(init_container: Mapping[str, Any]) -> bool:
     return init_container.get("restartPolicy") == "Always"
 
 
-def as_fraction(value: Any) -> Fraction | None:
+def as_fraction(value: Any) -> Amount | None:
     try:
         return parse_quantity(value)
     except QuantityError:
