@@ -1,4 +1,5 @@
-"""A file of many documents costs work linear in its documents (issue 23).
+"""Work linear in the input (issues 23 and 30): documents of a file, files of a folder,
+containers of a pod.
 
 Counted, not timed: the Python calls of a run (cProfile's count), and the characters of
 the source's text that string methods and gpulint's lazy patterns scan, for a file of
@@ -91,3 +92,53 @@ def test_two_hundred_thousand_small_documents_lint(tmp_path):
         "check", "--jobs", "1", "--select", "GPU707,GPU101", "--format", "json", str(path)
     )
     assert result.exit_code == 0, result.stderr
+
+
+# --- the other dimensions (issue 30): files of a folder, containers of a pod, joins ---
+
+_GPU_DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+spec:
+  template:
+    spec:
+      containers:
+{containers}"""
+_CONTAINER = (
+    "        - name: c{i}\n          image: vllm/vllm-openai:v0.6.3\n"
+    "          resources:\n            limits: {{nvidia.com/gpu: 1}}\n"
+)
+
+
+def _calls(*args: str) -> int:
+    profile = cProfile.Profile()
+    profile.enable()
+    result = run_cli("check", "--jobs", "1", "--no-config", "--format", "json", *args)
+    profile.disable()
+    assert result.exit_code in (0, 1), result.stderr
+    return sum(stat[1] for stat in pstats.Stats(profile).stats.values())  # type: ignore[attr-defined]
+
+
+def _folder(path: Any, files: int, containers: int = 1) -> str:
+    path.mkdir()
+    for i in range(files):
+        body = "".join(_CONTAINER.format(i=c) for c in range(containers))
+        (path / f"d{i}.yaml").write_text(_GPU_DEPLOYMENT.format(name=f"d{i}", containers=body))
+    return str(path)
+
+
+def test_work_grows_linearly_with_the_files_of_a_folder(tmp_path):
+    # every file of one folder meets the cross-file rules' joins (one unit)
+    _calls(_folder(tmp_path / "warm", 2))
+    once = _calls(_folder(tmp_path / "a", 40))
+    twice = _calls(_folder(tmp_path / "b", 80))
+    assert twice <= RATIO * once, (once, twice)
+
+
+def test_work_grows_linearly_with_the_containers_of_a_pod(tmp_path):
+    _calls(_folder(tmp_path / "warm", 1, 2))
+    once = _calls(_folder(tmp_path / "a", 1, 120))
+    twice = _calls(_folder(tmp_path / "b", 1, 240))
+    assert twice <= RATIO * once, (once, twice)
