@@ -40,6 +40,7 @@ from gpulint.rules.anchor import Anchor
 from gpulint.rules.registry import builtin_rules
 from gpulint.rules.rule import Context, Report, Rule, RuleError
 from gpulint.yaml import toml_tree
+from gpulint.yaml.embedded import INSIDE
 from gpulint.yaml.parse import Document, documents
 from gpulint.yaml.positions import place, place_with_value
 
@@ -74,7 +75,9 @@ def make_finding(
             report = replace(report, container=named)
     # A finding inside a pod an operator assembles points at what the author wrote; a fix
     # built for the assembled container's paths would edit the wrong place, so none is offered.
-    offered = report.fix if real == written and settings.fix_details else None
+    # Nor inside a YAML string (an Argo CD helm.values): edits address the file's own YAML.
+    inside = INSIDE in real
+    offered = report.fix if real == written and settings.fix_details and not inside else None
     fix = None if offered is None else _fix_info(doc, prefix, offered, rule.fix)
     if report.anchor is None:
         path = prefix + real
@@ -134,10 +137,12 @@ def source_rules(ctx: Context, source: Source) -> SourceRules:
     if not ctx.settings.values_for:
         data = source.text.encode("utf-8", "surrogateescape")
         lowered = data.lower()
+        matched: dict[Any, bool] = {}  # one scan a trigger: rules share them
+        for rule in ctx.rules:
+            if rule.reads is not None and rule.reads not in matched:
+                matched[rule.reads] = rule.reads.matches_text(data, lowered)
         silent = frozenset(
-            r.code
-            for r in ctx.rules
-            if r.reads is not None and not r.reads.matches_text(data, lowered)
+            r.code for r in ctx.rules if r.reads is not None and not matched[r.reads]
         )
 
     def hooked(check: Any, collect: Any, rule: Rule) -> bool:

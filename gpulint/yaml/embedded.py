@@ -21,6 +21,20 @@ from gpulint.yaml.parse import parse
 from gpulint.yaml.toml_tree import load, node_tree
 
 Span = tuple[int, int, int, int]
+
+# A path step into a string that holds YAML: ``(..., "helm", "values", INSIDE, "migStrategy")``
+# is ``migStrategy`` of the mapping an Argo CD ``helm.values`` string holds. The data side
+# reads it with model/values/paths.at_path, positions resolve it inside a literal block.
+INSIDE = "|"
+
+
+@lru_cache(maxsize=64)
+def mapping_in(text: str) -> dict | None:
+    """The YAML mapping a string holds, else None."""
+    documents, errors = parse(Source("<embedded>", text))
+    if errors or len(documents) != 1 or not isinstance(documents[0].data, dict):
+        return None
+    return documents[0].data
 # positions.resolve, passed in: positions calls this module, so it cannot import positions
 Resolve = Callable[[Node, tuple, str, str | None], tuple[Span, int]]
 
@@ -32,6 +46,10 @@ def resolve_inside(
     path elements were found there; None when the string is not such a block."""
     if node.style != "|" or not path or not isinstance(node.value, str):
         return None
+    skipped = 1 if path[0] == INSIDE else 0
+    path = path[skipped:]
+    if not path:
+        return None
     indent = _indentation(node, text)
     if indent is None:
         return None
@@ -42,7 +60,8 @@ def resolve_inside(
     if depth == 0:
         return None
     first = node.start_mark.line + 1  # 0-based line of the block's first content line
-    return (first + line, column + indent, first + end_line, end_column + indent), depth
+    span = (first + line, column + indent, first + end_line, end_column + indent)
+    return span, depth + skipped
 
 
 def _indentation(node: ScalarNode, text: str) -> int | None:

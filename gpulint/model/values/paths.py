@@ -5,11 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpulint.yaml.embedded import INSIDE, mapping_in
+
 
 def at_path(data: Any, path: tuple) -> Any:
-    """What sits at ``path`` (mapping keys and, for lists, indexes), else None."""
+    """What sits at ``path`` (mapping keys and, for lists, indexes; ``INSIDE`` steps into
+    the YAML mapping a string holds), else None."""
     for part in path:
-        if isinstance(data, dict):
+        if part == INSIDE and isinstance(data, str):
+            data = mapping_in(data)
+        elif isinstance(data, dict):
             data = data.get(part)
         elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
             data = data[part]

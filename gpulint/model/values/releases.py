@@ -10,8 +10,9 @@ Field paths, from each tool's API reference:
   ``spec.values`` holds the values (fluxcd.io/flux/components/helm/helmreleases);
 - Argo CD ``argoproj.io`` Application: ``spec.source`` or each of ``spec.sources``, its
   ``chart`` (a Helm repository) or the last folder of its ``path`` (a chart in Git), the
-  values in ``helm.valuesObject`` (argo-cd.readthedocs.io, "Helm"); an ApplicationSet
-  holds the same under ``spec.template``. ``helm.values`` is a YAML string, not read here;
+  values in ``helm.valuesObject``, or as a YAML string in ``helm.values`` (read inside:
+  ``yaml/embedded.INSIDE``) (argo-cd.readthedocs.io, "Helm"); an ApplicationSet holds the
+  same under ``spec.template``;
 - kustomize ``kustomize.config.k8s.io`` Kustomization: ``helmCharts[].name`` and
   ``helmCharts[].valuesInline`` (kubectl.docs.kubernetes.io, "helmCharts");
 - Helmfile (``helmfile.yaml``): ``releases[].chart`` (``repo/name``) and the mappings in
@@ -29,6 +30,7 @@ from typing import Any
 from gpulint.core.lazy_re import lazy
 from gpulint.core.record import record
 from gpulint.model.values.paths import at_path
+from gpulint.yaml.embedded import INSIDE
 
 
 @record(frozen=True)
@@ -134,6 +136,8 @@ def _argo_sources(data: dict, spec: tuple) -> Iterator[tuple[str, tuple]]:
         sources += [(spec + ("sources", i), s) for i, s in enumerate(many) if isinstance(s, dict)]
     for at, source in sources:
         reference = source.get("chart") or source.get("path")
+        # helm.values: the same values as a YAML string (Argo CD merges valuesObject over it)
+        yield from _found(reference, data, at + ("helm", "values", INSIDE))
         yield from _found(reference, data, at + ("helm", "valuesObject"))
 
 

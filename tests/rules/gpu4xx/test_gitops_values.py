@@ -163,3 +163,40 @@ def test_chart_versions_in_argo_kustomize_and_helmfile(tmp_path):
     found = lint(tmp_path, unversioned, "--select", "GPU401", name="kustomization.yaml")
     assert where(found) == [("GPU401", 4, 11)]
     assert lint(tmp_path, HELMFILE, "--select", "GPU401", name="helmfile.yaml") == []
+
+
+ARGO_VALUES_STRING = """\
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: nvidia-device-plugin
+spec:
+  source:
+    chart: nvidia-device-plugin
+    repoURL: https://nvidia.github.io/k8s-device-plugin
+    targetRevision: 0.17.0
+    helm:
+      values: |
+        migStrategy: mig-mixed
+        tolerations: []
+"""
+
+
+def test_argo_helm_values_string_is_judged_inside_at_its_line(tmp_path):
+    found = lint(tmp_path, ARGO_VALUES_STRING, "--select", "GPU402")
+    assert where(found) == [("GPU402", 12, 22)]  # `mig-mixed` inside the literal block
+    # gpulint's edits address the file's own YAML, not YAML inside a string: no fix here
+    assert found[0].get("fix") is None
+
+
+def test_app_template_pods_inside_argo_helm_values(tmp_path):
+    text = (
+        "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: comfy\n"
+        "spec:\n  source:\n    chart: app-template\n    targetRevision: 4.4.0\n"
+        "    helm:\n      values: |\n        controllers:\n          main:\n"
+        "            containers:\n              main:\n"
+        "                image: {repository: ghcr.io/ai-dock/comfyui, tag: v2}\n"
+        "                env:\n                  NVIDIA_VISIBLE_DEVICES: all\n"
+        "                resources:\n                  limits: {nvidia.com/gpu: 1}\n"
+    )
+    assert where(lint(tmp_path, text, "--select", "GPU701")) == [("GPU701", 17, 43)]
