@@ -36,6 +36,9 @@ class Container:
     path: tuple  # relative to the resource object
     data: dict
     default_name: str | None = None  # what the controller names it when the manifest does not
+    # What the model reads from the container once and every rule asks again (its argument
+    # words: serving/parallelism.arguments), by name; freed with the container.
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def name(self) -> str:

@@ -15,6 +15,7 @@ time, a wrong one costs findings), and an input it cannot read as bytes matches 
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -29,19 +30,22 @@ class Mentions:
     ignore_case: bool = False
 
     def matches(self, data: bytes) -> bool:
-        if self.ignore_case:
-            data = data.lower()
-            return any(word.lower().encode() in data for word in self.words)
-        return any(word.encode() in data for word in self.words)
+        return self.matches_text(data, data.lower() if self.ignore_case else data)
 
     def matches_text(self, data: bytes, lowered: bytes) -> bool:
         """:meth:`matches` with ``data.lower()`` computed once for every trigger of a file."""
-        if self.ignore_case:
-            return any(word.lower().encode() in lowered for word in self.words)
-        return any(word.encode() in data for word in self.words)
+        words = _encoded(self.words, self.ignore_case)
+        text = lowered if self.ignore_case else data
+        return any(word in text for word in words)
 
     def as_data(self) -> dict[str, Any]:
         return {"mentions": list(self.words), "ignore_case": self.ignore_case}
+
+
+@functools.lru_cache(maxsize=256)
+def _encoded(words: tuple[str, ...], ignore_case: bool) -> tuple[bytes, ...]:
+    """The words as the bytes a file is searched for (once, not once a file)."""
+    return tuple((word.lower() if ignore_case else word).encode() for word in words)
 
 
 def mentions(*words: str, ignore_case: bool = False) -> Mentions:

@@ -127,7 +127,15 @@ def _split(script: str) -> list[str]:
 
 
 def arguments(container: Container) -> list[Arg]:
-    """Every word of ``command`` then ``args``; items holding a script are split into words."""
+    """Every word of ``command`` then ``args``; items holding a script are split into words
+    (read once a container: every rule that asks what a container runs asks again)."""
+    found = container.memo.get("arguments")
+    if found is None:
+        found = container.memo["arguments"] = _arguments(container)
+    return list(found)
+
+
+def _arguments(container: Container) -> list[Arg]:
     env = literal_env(container)
     shell = _runs_a_shell(container)
     words: list[Arg] = []
@@ -140,7 +148,7 @@ def arguments(container: Container) -> list[Arg]:
                 continue
             text = _expand(_KUBE_VAR, str(item), env)
             path = container.path + (key, i)
-            script = any(c.isspace() for c in text.strip())
+            script = len(text.split(None, 1)) > 1  # whitespace between words: a script
             if shell or script:  # only a shell expands these; a plain argv keeps "$TP" as is
                 text = _expand(_SHELL_VAR, text, env)
             if script:
