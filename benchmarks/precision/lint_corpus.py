@@ -33,6 +33,9 @@ class Finding:
     code: str
     severity: str
     message: str
+    # Where a rendered chart's finding says the value came from (its values file and line):
+    # a defect labelled at the value is found by a finding at the template that names it.
+    value_at: tuple[str, int] | None = None
 
     @property
     def key(self) -> Key:
@@ -148,6 +151,7 @@ def lint(
             code=item["code"],
             severity=item["severity"],
             message=" ".join(item["message"].split()),
+            value_at=_value_at(item),
         )
         (run.findings if finding.severity in JUDGED_SEVERITIES else run.notes).append(finding)
     for error in report.get("errors", []):
@@ -158,3 +162,11 @@ def lint(
             f"{clean_path(place)}: {' '.join(str(error.get('message', '')).split())}"
         )
     return run
+
+
+def _value_at(item: dict) -> tuple[str, int] | None:
+    source = item.get("valueSource") or {}
+    location = source.get("location") if isinstance(source, dict) else None
+    if not isinstance(location, dict) or "path" not in location or "line" not in location:
+        return None
+    return clean_path(location["path"]), int(location["line"])
