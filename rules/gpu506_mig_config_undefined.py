@@ -91,10 +91,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
-from typing import Any
 
 from gpulint import catalog
 from gpulint.model.nvidia import mig_parted, operator, recognise
+from gpulint.model.values.paths import at_path
 from gpulint.model.values.placeholders import is_placeholder
 from gpulint.rules.api import (
     Anchor,
@@ -144,7 +144,7 @@ def collect(resource: Resource, ctx: Context) -> list:
         for c in mig_parted.resource_configs(resource)
     ]
     for path, label in _references(resource):
-        value = _at(resource.obj, path)
+        value = at_path(resource.obj, path)
         if isinstance(value, str):
             found.append(Named(value, ctx.anchor(resource, path, at="value"), label))
     return found
@@ -161,7 +161,7 @@ def collect_document(doc: Document, ctx: Context) -> list:
         if where.kind != recognise.OPERATOR_CHART:
             continue
         path = where.prefix + ("migManager", "config", "default")
-        value = _at(doc.data, path)
+        value = at_path(doc.data, path)
         if isinstance(value, str):
             anchor = ctx.document_anchor(doc, path, at="value")
             found.append(Named(value, anchor, "GPU Operator values migManager.config.default"))
@@ -212,9 +212,3 @@ def _defaults() -> set[str]:
     """The default config's names: all-disabled... and ``all-<profile>`` (``+me`` as ``.me``)."""
     names = {str(n) for n in catalog.raw()["mig"]["default_config_names"]}
     return names | {"all-" + p.replace("+", ".") for p in catalog.mig_profiles()}
-
-
-def _at(data: Any, path: tuple) -> Any:
-    for part in path:
-        data = data.get(part) if isinstance(data, dict) else None
-    return data

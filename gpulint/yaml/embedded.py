@@ -35,6 +35,8 @@ def mapping_in(text: str) -> dict | None:
     if errors or len(documents) != 1 or not isinstance(documents[0].data, dict):
         return None
     return documents[0].data
+
+
 # positions.resolve, passed in: positions calls this module, so it cannot import positions
 Resolve = Callable[[Node, tuple, str, str | None], tuple[Span, int]]
 

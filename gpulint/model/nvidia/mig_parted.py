@@ -21,6 +21,7 @@ from gpulint.core.lazy_re import lazy
 from gpulint.core.record import record
 from gpulint.model.nvidia import plugin_config, recognise
 from gpulint.model.resource import Resource
+from gpulint.model.values.paths import at_path
 
 CONFIGS = "mig-configs"
 LABEL = "nvidia.com/mig.config"
@@ -71,7 +72,7 @@ def document_configs(data: Any, values_for: str | None = None) -> Iterator[Found
     for where in recognise.place(data, values_for):
         if where.kind != recognise.OPERATOR_CHART:
             continue
-        config = _at(data, where.prefix + ("migManager", "config", "data"))
+        config = at_path(data, where.prefix + ("migManager", "config", "data"))
         for key, text in config.items() if isinstance(config, dict) else ():
             if isinstance(text, str):
                 path = where.prefix + ("migManager", "config", "data", key)
@@ -141,9 +142,3 @@ def _device_ids(value: Any) -> tuple[int, ...] | None:
         except ValueError:
             return ()
     return tuple(ids)
-
-
-def _at(data: Any, path: tuple) -> Any:
-    for part in path:
-        data = data.get(part) if isinstance(data, dict) else None
-    return data

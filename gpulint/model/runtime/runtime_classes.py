@@ -21,6 +21,7 @@ from gpulint.core.record import record
 from gpulint.model import source_text
 from gpulint.model.nvidia import operator, recognise
 from gpulint.model.resource import PodSpec, Resource
+from gpulint.model.values.paths import at_path
 from gpulint.yaml.parse import Document
 
 NVIDIA_PREFIX = "nvidia.com/"
@@ -153,10 +154,7 @@ def operator_toolkits_document(data: Any, values_for: str | None) -> list[Operat
     for where in recognise.place(data, values_for):
         if where.kind != recognise.OPERATOR_CHART:
             continue
-        values = data
-        for part in where.prefix:
-            values = values.get(part) if isinstance(values, dict) else None
-        toolkit = _toolkit(values, where.prefix)
+        toolkit = _toolkit(at_path(data, where.prefix), where.prefix)
         if toolkit is not None:
             found.append(toolkit)
     return found
