@@ -102,9 +102,7 @@ def hits(runs: list[RepoRun]) -> tuple[set[Hit], set[Hit]]:
     reported = {(f.repo, f.path, f.line, f.code) for run in runs for f in run.findings}
     as_notes = {(n.repo, n.path, n.line, n.code) for run in runs for n in run.notes}
     # a finding at a chart's template that names the value it came from hits it there too
-    reported |= {
-        (f.repo, *f.value_at, f.code) for run in runs for f in run.findings if f.value_at
-    }
+    reported |= {(f.repo, *f.value_at, f.code) for run in runs for f in run.findings if f.value_at}
     as_notes |= {(n.repo, *n.value_at, n.code) for run in runs for n in run.notes if n.value_at}
     return reported, as_notes
 
