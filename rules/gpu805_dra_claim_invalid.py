@@ -78,6 +78,7 @@ from gpulint.model.dra import (
     is_dra_object,
     split_api_version,
 )
+from gpulint.model.values.paths import at_path
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 from gpulint.validate import schema as schema_check
 
@@ -110,17 +111,6 @@ def dotted(path: tuple) -> str:
     return text
 
 
-def _get(obj: Any, path: tuple) -> Any:
-    for step in path:
-        if isinstance(obj, dict):
-            obj = obj.get(step)
-        elif isinstance(obj, list) and isinstance(step, int) and 0 <= step < len(obj):
-            obj = obj[step]
-        else:
-            return None
-    return obj
-
-
 def _is_request(path: tuple) -> bool:
     return len(path) >= 2 and path[-2] == "requests" and isinstance(path[-1], int)
 
@@ -144,13 +134,13 @@ def _unknown_key(resource: Resource, version: str, path: tuple, message: str) ->
     obj, parent, key = resource.obj, path[:-1], path[-1]
     rejected = f'the API server rejects it: strict decoding error: unknown field "{dotted(path)}"'
     if key in _EXACT_FIELDS and _is_request(parent) and version in EXACTLY_VERSIONS:
-        misplaced = [k for k in _get(obj, parent) if k in _EXACT_FIELDS]
+        misplaced = [k for k in at_path(obj, parent) if k in _EXACT_FIELDS]
         if key != misplaced[0]:
             return None  # one finding per request, at its first misplaced field
         one = len(misplaced) == 1
         return (
             f"{', '.join(misplaced)} {'sits' if one else 'sit'} directly on request "
-            f"{_get(obj, parent + ('name',))!r}; in {resource.api_version} "
+            f"{at_path(obj, parent + ('name',))!r}; in {resource.api_version} "
             f"{'it belongs' if one else 'they belong'} under exactly: (only v1beta1 put "
             f"{'it' if one else 'them'} on the request); {rejected}"
         )
@@ -160,13 +150,13 @@ def _unknown_key(resource: Resource, version: str, path: tuple, message: str) ->
             f"{resource.api_version}, where deviceClassName sits on the request itself; "
             f"switch apiVersion to resource.k8s.io/v1 or move the fields up; {rejected}"
         )
-    if key == "expression" and not isinstance(_get(obj, parent + ("cel",)), dict):
+    if key == "expression" and not isinstance(at_path(obj, parent + ("cel",)), dict):
         return None  # reported at its cel: (mis-indented or missing)
     return f"{message} in {dotted(parent)}; {rejected}"
 
 
 def _missing(obj: Any, path: tuple, field: str) -> str | None:
-    node = _get(obj, path)
+    node = at_path(obj, path)
     keys = set(node) if isinstance(node, dict) else set()
     if field == "exactly" and _EXACT_FIELDS & keys:
         return None  # the fields sit on the request; reported there
@@ -187,15 +177,15 @@ def _missing(obj: Any, path: tuple, field: str) -> str | None:
 
 def _wrong_value(obj: Any, version: str, problem: schema_check.SchemaProblem) -> str:
     path, keyword = problem.path, problem.keyword
-    value = _show(_get(obj, path))
+    value = _show(at_path(obj, path))
     if keyword == "not" and _is_request(path):
         first = "exactly" if version in EXACTLY_VERSIONS else "deviceClassName"
         return (
-            f"request {_get(obj, path + ('name',))!r} sets both {first} and firstAvailable; "
+            f"request {at_path(obj, path + ('name',))!r} sets both {first} and firstAvailable; "
             "exactly one of them may be set, so the API server rejects the object"
         )
     if path[-1:] == ("cel",):
-        selector = _get(obj, path[:-1])
+        selector = at_path(obj, path[:-1])
         if isinstance(selector, dict) and "expression" in selector:
             return (
                 "cel: is empty and its expression sits beside it: indent expression under "

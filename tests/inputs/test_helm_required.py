@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from gpulint.inputs.render.helm import MAX_REQUIRED, REQUIRED_PLACEHOLDER
+from gpulint.inputs.render.helm import REQUIRED_PLACEHOLDER
 from gpulint.model.values.placeholders import is_placeholder
 from tests.helpers import run_cli
 
@@ -77,4 +77,18 @@ def test_a_message_that_names_no_value_path_is_not_guessed_at(chart, real_helm):
 
 def test_the_placeholder_is_one_gpulint_reads_as_a_placeholder():
     assert is_placeholder(REQUIRED_PLACEHOLDER)
-    assert MAX_REQUIRED == 5
+
+
+def test_at_most_five_values_are_filled(chart, real_helm):
+    # a chart that wants a sixth is not guessed at further: the render stays an input error
+    names = [f"v{i}" for i in range(6)]
+    (chart / "templates" / "many.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m\ndata:\n"
+        + "".join(
+            f'  {n}: {{{{ required ".Values.{n} is required" .Values.{n} }}}}\n' for n in names
+        )
+    )
+    _values(chart, "".join(f'{n}: ""\n' for n in names))
+    report = _report()
+    assert [e["path"] for e in report["errors"]] == ["mychart/templates/many.yaml"]
+    assert ".Values.v5 is required" in report["errors"][0]["message"]

@@ -35,7 +35,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpulint.model.kinds import sites as table
-from gpulint.model.kinds.sites import ANY_ITEM, ANY_KEY, Built, Kinds, PodSite
+from gpulint.model.kinds.sites import ANY_ITEM, ANY_KEY, Built, Kinds, PodSite, mapping
 
 KINDS = Kinds()  # this module's entries of the workload table (table.py)
 
@@ -46,10 +46,6 @@ def _int(value: Any, default: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         return default
     return max(value, 0)
-
-
-def _mapping(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 # --- Dynamo ---------------------------------------------------------------------------------
@@ -90,7 +86,7 @@ def _dynamo_native(resources: dict, base: tuple, main: tuple) -> tuple[dict, lis
             name = kind if isinstance(kind, str) and kind else NVIDIA_GPU
             out[name] = gpu
             redirects.append((main + (section, name), base + (section, "gpu")))
-        for key, value in _mapping(item.get("custom")).items():
+        for key, value in mapping(item.get("custom")).items():
             out[str(key)] = value
             redirects.append((main + (section, str(key)), base + (section, "custom", key)))
         if out:
@@ -103,7 +99,7 @@ def _merged_resources(native: dict, written: Any) -> dict:
     """mergo.Merge(base, mainContainer, WithOverride): maps merge key by key, the
     mainContainer's values win."""
     merged = {section: dict(values) for section, values in native.items()}
-    for section, values in _mapping(written).items():
+    for section, values in mapping(written).items():
         if isinstance(values, dict):
             merged.setdefault(section, {}).update(values)
         else:
@@ -133,7 +129,7 @@ def _dynamo_service(obj: Any, path: tuple) -> Built | None:
         written = {}
         redirects.append((main_path, path))
     native, moved = _dynamo_native(
-        _mapping(resources), path + ("resources",), main_path + ("resources",)
+        mapping(resources), path + ("resources",), main_path + ("resources",)
     )
     main = dict(written)
     main["name"] = "main"
@@ -143,11 +139,11 @@ def _dynamo_service(obj: Any, path: tuple) -> Built | None:
     if "resources" not in written and native:
         moved.append((main_path + ("resources",), path + ("resources",)))
     # Only the keys the mainContainer did not set come from Dynamo's own fields.
-    mine = _mapping(written.get("resources"))
+    mine = mapping(written.get("resources"))
     for virtual, real in moved:
         section = virtual[len(main_path) + 1] if len(virtual) > len(main_path) + 1 else None
         key = virtual[len(main_path) + 2] if len(virtual) > len(main_path) + 2 else None
-        if key is not None and key in _mapping(mine.get(section)):
+        if key is not None and key in mapping(mine.get(section)):
             continue
         if key is None and section is not None and section in mine:
             continue
@@ -212,7 +208,7 @@ def _dcd_pods(obj: Any, bound: tuple) -> int | None:
 
 
 def _dcd_name(obj: Any, bound: tuple) -> str | None:
-    spec = _mapping(table.get(obj, ("spec",)))
+    spec = mapping(table.get(obj, ("spec",)))
     name = spec.get("serviceName") or spec.get("name")
     return str(name) if name else None
 

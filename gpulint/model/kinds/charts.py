@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.core.record import record
-from gpulint.model.kinds.sites import Built
+from gpulint.model.kinds.sites import Built, mapping
 from gpulint.model.values import releases
 from gpulint.model.values.paths import at_path
 
@@ -88,8 +88,8 @@ def _controller_pod(
     pod_path = path + ("pod",)
     spec: dict = {}
     redirects: list = []
-    own = _mapping(controller.get("pod"))
-    defaults = _mapping(values.get("defaultPodOptions"))
+    own = mapping(controller.get("pod"))
+    defaults = mapping(values.get("defaultPodOptions"))
     for option in _POD_OPTIONS:
         if _set(own.get(option)):
             spec[option] = own[option]
@@ -109,10 +109,6 @@ def _controller_pod(
     kind = _KINDS.get(str(controller.get("type", "deployment")).lower(), "Deployment")
     built = Built(pod_path, spec, tuple(containers), tuple(redirects))
     return ChartPod(built, key, max(count, 0), kind)
-
-
-def _mapping(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 def _set(value: Any) -> bool:

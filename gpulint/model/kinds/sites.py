@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from gpulint.core.record import record
+from gpulint.model.values.paths import at_path
 
 ANY_KEY = "*"
 ANY_ITEM = "[]"
@@ -127,12 +128,10 @@ def bind(pattern: tuple, bound: tuple) -> tuple:
     return tuple(next(values, None) if step in (ANY_KEY, ANY_ITEM) else step for step in pattern)
 
 
-def get(obj: Any, path: tuple) -> Any:
-    for step in path:
-        if isinstance(obj, dict) and isinstance(step, str):
-            obj = obj.get(step)
-        elif isinstance(obj, list) and isinstance(step, int) and 0 <= step < len(obj):
-            obj = obj[step]
-        else:
-            return None
-    return obj
+# What sits at a concrete path: the model's one lookup (model/values/paths.py).
+get = at_path
+
+
+def mapping(value: Any) -> dict:
+    """``value`` when it is a mapping, else an empty one (a field written as something else)."""
+    return value if isinstance(value, dict) else {}
