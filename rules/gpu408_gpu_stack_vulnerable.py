@@ -139,20 +139,12 @@ def check_values(doc: Document, ctx: Context) -> Iterator[Report]:
     for release in releases.chart_versions(doc.data):
         if release.chart != recognise.OPERATOR_CHART or releases.floats(release.version):
             continue
-        owner = _release_owner(release.path)
-        own = [v for v in views if v.prefix[: len(owner)] == owner]
+        own = [v for v in views if releases.belongs(v.prefix, release.release)]
         if any(_sets_toolkit(v) for v in own):
             continue  # the values choose the toolkit: that version is the one judged
         what = f"the {release.chart} chart release: GPU Operator"
         mode = _mode(own[0]) if own else advisories.LEGACY
         yield from _report(release.path, what, advisories.OPERATOR, str(release.version), mode=mode)
-
-
-def _release_owner(version_path: tuple) -> tuple:
-    """The path of the release a chart version belongs to, which its values sit under
-    (a Flux HelmRelease holds one release: its ``spec``)."""
-    owner = version_path[:-1]
-    return ("spec",) if owner == ("spec", "chart", "spec") else owner
 
 
 def _sets_toolkit(view: operator.OperatorView) -> bool:

@@ -30,7 +30,12 @@ def describe(doc: Document, values_for: str | None = None) -> str:
     placed = recognise.place(data, values_for)
     if placed:
         return ", ".join(
-            _PLACED.get(p.kind, p.kind) + (f" under {'.'.join(p.prefix)}" if p.prefix else "")
+            _PLACED.get(p.kind, p.kind) + (f" under {_dotted(p.prefix)}" if p.prefix else "")
             for p in placed
         )
     return "no apiVersion/kind and no GPU config gpulint knows: nothing to check"
+
+
+def _dotted(path: tuple) -> str:
+    """A path as text (a merged release's values by what they are: yaml/layered.py)."""
+    return ".".join(str(step) for step in path)

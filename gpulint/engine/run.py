@@ -28,18 +28,20 @@ from gpulint.engine.after_files import facts_per_unit, held_back, unique, unit_k
 from gpulint.engine.context import load_rule_hooks
 from gpulint.engine.workers import lint_all
 from gpulint.filter import suppress
+from gpulint.inputs import gitops_values
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prepare import prepare
 from gpulint.inputs.readers import PLAIN, Readers
 from gpulint.inputs.skip import not_a_manifest
 from gpulint.model.cluster_profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
+from gpulint.model.values import joined
 from gpulint.model.workloads.unread import unread_gpu_mention
 from gpulint.rules import pages
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.registry import builtin_rules
 from gpulint.rules.rule import Context, Report, Rule, RuleError
-from gpulint.yaml import toml_tree
+from gpulint.yaml import layered, toml_tree
 from gpulint.yaml.embedded import INSIDE
 from gpulint.yaml.parse import Document, documents
 from gpulint.yaml.positions import place, place_with_value
@@ -75,8 +77,9 @@ def make_finding(
             report = replace(report, container=named)
     # A finding inside a pod an operator assembles points at what the author wrote; a fix
     # built for the assembled container's paths would edit the wrong place, so none is offered.
-    # Nor inside a YAML string (an Argo CD helm.values): edits address the file's own YAML.
-    inside = INSIDE in real
+    # Nor inside a YAML string (an Argo CD helm.values), nor in values merged from several
+    # places (yaml/layered.py): edits address the file's own YAML at the path reported.
+    inside = INSIDE in real or layered.steps_in(real) is not None
     offered = report.fix if real == written and settings.fix_details and not inside else None
     fix = None if offered is None else _fix_info(doc, prefix, offered, rule.fix)
     if report.anchor is None:
@@ -261,6 +264,9 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     plain = source.origin in ("file", "stdin")  # renderers say what they rendered themselves
     seen: list[str] | None = [] if ctx.settings.verbose and plain else None
     rules = source_rules(ctx, source)
+    # What other documents add to this source's GitOps releases (inputs/gitops_values.py):
+    # from the preparation pass for a plain file, from its own documents for a render.
+    flux = ctx.gitops.get(source.path, {}) if plain else gitops_values.render_extras(source)
     # Document by document: each node tree is freed before the next one is built.
     for doc in parse(source, errors):
         if not isinstance(doc.data, dict):
@@ -283,7 +289,10 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
                 f"document {doc.index + 1} (line {doc.line}): {describe(doc, _values_for(ctx))}"
             )
         try:
-            _check_document(ctx, doc, result, rules)
+            files, unread = gitops_values.file_extras(doc, ctx.settings)
+            errors.extend(unread)
+            with joined.scope(flux.get(doc.index, ()) + files):
+                _check_document(ctx, doc, result, rules)
             if wants_annotations:
                 annotations.extend(suppress.annotations_of(doc))
         except Exception as exc:  # a bug in a rule must not hide the other files' findings
@@ -350,6 +359,7 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     targets = list(targets)
     prepared = prepare(ctx.rules, targets, ctx.settings)
     ctx.unpaired, ctx.profile, ctx.project = prepared.unpaired, prepared.profile, prepared.project
+    ctx.gitops = prepared.gitops
     load_rule_hooks(ctx, prepared.inapplicable)
     if ctx.settings.verbose:
         notices.update(dict.fromkeys(f"cluster profile: {s}" for s in ctx.profile.sources))

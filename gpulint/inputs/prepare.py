@@ -4,11 +4,14 @@ Files are linted one at a time, possibly in worker processes, yet some answers n
 whole run first: which rules can report at all on these inputs (a rule whose trigger
 text no input holds is never loaded), which cross-file rules have a partner to pair with
 (GPU210 needs a Node), what the run says about the cluster (GPU taints, products, the
-provider: ``profile_scan.py``), and which repository is linted (its own images:
-``project_scan.py``). Each plain file's bytes are read once here, from the page cache the
-lint pass reads them from again; only the files that may change the profile are parsed.
-Charts and kustomizations render later, in the lint pass, and standard input is read once,
-by it: they rule no rule out and add nothing to the profile.
+provider: ``profile_scan.py``), which repository is linted (its own images:
+``project_scan.py``), and what Flux HelmReleases read from other files of their unit
+(``valuesFrom`` ConfigMaps and Secrets, ``chartRef`` objects: ``gitops_values.py``).
+Each plain file's bytes are read once here, from the page cache the lint pass reads them
+from again; only the files that may change the profile, and the HelmReleases that name
+other objects and those objects' files, are parsed. Charts and kustomizations render
+later, in the lint pass, and standard input is read once, by it: they rule no rule out
+and add nothing to the profile.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from gpulint.core.record import record
 from gpulint.core.settings import Settings
 from gpulint.inputs.discover import Target
+from gpulint.inputs.gitops_values import Extras, PlainScan
 from gpulint.inputs.prescan import RuleTriggers, readable_bytes
 from gpulint.inputs.profile_scan import ProfileScan
 from gpulint.inputs.project_scan import project_of
@@ -34,15 +38,18 @@ class Preparation:
     inapplicable: frozenset[str]  # rules that cannot report on these inputs (never loaded)
     profile: ClusterProfile
     project: Project
+    gitops: dict[str, Extras]  # source path -> document -> what other files add to it
 
 
 def prepare(rules: Iterable[Rule], targets: Sequence[Target], settings: Settings) -> Preparation:
     triggers = RuleTriggers(rules)
     profile = ProfileScan(settings)
+    gitops = PlainScan(settings)
     for target in targets:
         data = readable_bytes(target)
         triggers.see(data)
         profile.see(target, data)
+        gitops.see(target, data)
     # --values-for makes any YAML a chart's values: no text of the input says so.
     inapplicable = frozenset() if settings.values_for else triggers.inapplicable()
     return Preparation(
@@ -50,4 +57,5 @@ def prepare(rules: Iterable[Rule], targets: Sequence[Target], settings: Settings
         inapplicable,
         profile.profile(),
         project_of(settings.linted_paths, targets),
+        gitops.extras(),
     )

@@ -108,6 +108,9 @@ class Context:
     profile: ClusterProfile = field(default_factory=ClusterProfile)  # what the run knows
     # The linted repository's identity (model/project.py): which images it publishes.
     project: Project = field(default_factory=Project)
+    # What Flux HelmReleases of plain files read from other files of their unit
+    # (inputs/gitops_values.py): source path -> document index -> model.values.joined.Extra
+    gitops: dict = field(default_factory=dict)
     # Every rule the run knows, selected or not, custom rules included (plain strings:
     # the context travels to worker processes).
     known_codes: frozenset[str] = frozenset()

@@ -94,6 +94,11 @@ def _root(value: str) -> Node | None:
     return None
 
 
+def node_in(value: str) -> Node | None:
+    """The node tree of the YAML mapping (or TOML) a string holds, else None."""
+    return _root(value)
+
+
 def strings_holding(
     data: Any, holds: Callable[[str], bool], max_depth: int = 12
 ) -> Iterator[tuple[tuple, str]]:

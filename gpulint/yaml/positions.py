@@ -13,7 +13,7 @@ from typing import Any
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from gpulint.core.findings import Location
-from gpulint.yaml import embedded
+from gpulint.yaml import embedded, layered
 from gpulint.yaml.parse import Document
 
 Span = tuple[int, int, int, int]  # 1-based line, column, end line, end column
@@ -97,6 +97,12 @@ def resolve(root: Node, path: tuple, at: str = "key", text: str | None = None) -
     return _span(node), depth
 
 
+# Public names of the span rules, for yaml/spots.py's walk (the same rules as resolve's).
+mapping_entry = _mapping_entry
+span = _span
+entry_span = _entry_span
+
+
 def json_pointer(path: Iterable[Any]) -> str:
     parts = [p if type(p) is str else str(p) for p in path]
     if not parts:
@@ -119,7 +125,17 @@ Place = tuple[Location, str, str | None, Location | None]
 def place_with_value(doc: Document, path: tuple, at: str = "key") -> tuple:
     """(location, pointer, template, template location, value source): a renderer's mapper
     may move the location to the template or origin file the document came from, and name
-    the Helm values key a rendered value came from (a ``findings.ValueSource``)."""
+    the Helm values key a rendered value came from (a ``findings.ValueSource``). A path
+    through a release's merged values (``layered.Layered``) resolves in the layer that
+    wrote the value, in this document or another one."""
+    step = layered.steps_in(path)
+    if step is not None:
+        merged: Any = path[step]
+
+        def here(real: tuple, how: str) -> tuple:
+            return place_with_value(doc, real, how)
+
+        return merged.place(path[:step], path[step + 1 :], at, here)
     location, pointer = locate(doc, path, at)
     mapper = doc.source.meta.get("mapper")
     if mapper is None:

@@ -10,27 +10,14 @@ is refused, at the link, unless ``--follow-symlinks``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 
 from gpulint.core.findings import InputError
-from gpulint.inputs.discover import STDIN, display_path
+from gpulint.inputs.discover import display_path
 from gpulint.inputs.folders import kustomization_file
 from gpulint.inputs.kustomize_refs import refs_of
+from gpulint.inputs.tree import inside, roots
 
-
-def roots(linted_paths: Iterable[str]) -> list[str]:
-    """The real folders the run was named (a named file stands for its folder)."""
-    found = []
-    for path in linted_paths or (os.curdir,):
-        if path == STDIN:
-            continue
-        real = os.path.realpath(path)
-        found.append(real if os.path.isdir(real) else os.path.dirname(real))
-    return found or [os.path.realpath(os.curdir)]
-
-
-def inside(path: str, folders: Iterable[str]) -> bool:
-    return any(path == f or path.startswith(f.rstrip(os.sep) + os.sep) for f in folders)
+__all__ = ["chart_escape", "inside", "kustomize_escape", "refusal", "roots"]
 
 
 def chart_escape(chart: str, allowed: list[str]) -> str | None:

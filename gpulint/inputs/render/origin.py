@@ -18,6 +18,7 @@ from gpulint.inputs.discover import display_path
 from gpulint.inputs.folders import kustomization_file
 from gpulint.inputs.kustomize_refs import load_spec
 from gpulint.yaml import positions
+from gpulint.yaml.embedded import INSIDE, mapping_in
 from gpulint.yaml.parse import Document, parse
 
 ORIGIN = "config.kubernetes.io/origin"
@@ -71,7 +72,9 @@ class OriginMapper:
         if target is None or translated is None:
             return self._elsewhere(doc, path, at, location, file, target), template, None
         steps, complete = translated
-        span, _depth = positions.resolve(target.node, steps, at if complete else "key")
+        span, _depth = positions.resolve(
+            target.node, steps, at if complete else "key", target.source.text
+        )
         mapped = Location(template, *span)
         return mapped, template, mapped
 
@@ -95,7 +98,7 @@ class OriginMapper:
             found = self._match(patch, doc.data)
             translated = _translate(doc.data, found.data, path) if found is not None else None
             if found is not None and translated is not None and translated[1]:
-                span, _depth = positions.resolve(found.node, translated[0], at)
+                span, _depth = positions.resolve(found.node, translated[0], at, found.source.text)
                 return Location(display_path(patch), *span)
         if target is not None:
             span, _depth = positions.resolve(target.node, _shared(doc.data, target.data, path))
@@ -150,6 +153,15 @@ def _translate(rendered: Any, origin: Any, path: tuple) -> tuple[tuple, bool] | 
     """The same place in the origin document, or None when it did not come from there."""
     steps: list = []
     for step in path:
+        if isinstance(rendered, str) and not isinstance(step, int):
+            # YAML in a literal block (an Argo CD helm.values, a ConfigMap's values.yaml):
+            # the same text in both, read inside (positions.resolve steps into it)
+            if rendered != origin or mapping_in(rendered) is None:
+                return tuple(steps), False
+            rendered, origin = mapping_in(rendered), mapping_in(rendered)
+            if step == INSIDE:
+                steps.append(step)
+                continue
         if isinstance(step, int):
             if not isinstance(rendered, list) or not isinstance(origin, list):
                 return None

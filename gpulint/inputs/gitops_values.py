@@ -1,0 +1,526 @@
+"""GitOps values that are not inline: found, read and placed before the rules run (issue 27).
+
+A release's document may name values written elsewhere; the rules judge them as if they
+were inline (``model/values/releases.py`` merges them, ``yaml/layered.py`` places each
+finding where its value is written). What is read, and how (each tool's reference):
+
+- Flux ``HelmRelease`` ``spec.valuesFrom`` (fluxcd.io/flux/components/helm/helmreleases,
+  "Values references"): each ``{kind: ConfigMap|Secret, name, valuesKey, targetPath,
+  optional}`` names an object "in the same namespace as the HelmRelease"; ``valuesKey``
+  defaults to ``values.yaml``; "the values are merged in the order given, with the later
+  values overwriting earlier, and then inline values overwriting those. When
+  ``targetPath`` is set, it will overwrite everything before, including inline values"
+  (the value is then one flat value, set at the path as ``helm --set`` does). A ConfigMap's
+  ``data`` is read, a Secret's ``stringData`` (its base64 ``data`` is not: no position in
+  it could be given honestly). The object must be in the same deployable unit
+  (``inputs/units.py``: a kustomization's render, a folder's plain files) and the only one
+  of its kind, namespace and name there; anything else says nothing (never a guess).
+  Namespaces: an object without ``metadata.namespace`` gets the namespace the apply gives
+  every such object of the unit (a Flux Kustomization's ``spec.targetNamespace``, which
+  "either configures or overrides" every object's, else the default), so two objects
+  without one share it, and one without and one with an explicit namespace are not
+  matched (fluxcd.io/flux/components/kustomize/kustomizations, "Target namespace").
+- Flux ``spec.chartRef`` ({kind: OCIRepository|HelmChart, name, namespace}, the namespace
+  defaulting to the HelmRelease's): an ``OCIRepository``'s chart is the last segment of
+  ``spec.url`` and its version ``spec.ref``'s ``digest``, else ``semver``, else ``tag``
+  ("latter listed fields taking precedence"; "If not specified, it defaults to the
+  ``latest`` tag": fluxcd.io/flux/components/source/ocirepositories, "Reference"); a
+  ``HelmChart``'s is ``spec.chart`` and ``spec.version``, "applicable only when the Source
+  reference is a HelmRepository" and defaulting to ``*`` (.../source/helmcharts, "Version").
+- Helmfile ``releases[].values[]`` items that are file names, relative to the helmfile's
+  folder, in list order with the inline mappings (helmfile.readthedocs.io, "Values Merging
+  and Data Flow"); ``.gotmpl`` files and names holding ``{{`` are templates Helmfile renders
+  first: not read.
+- kustomize ``helmCharts[].valuesFile``, relative to the kustomization's folder: the base
+  that ``valuesInline`` overrides (``valuesMerge: override``, the default); with
+  ``replace`` a non-empty ``valuesInline`` stands alone; with ``merge`` (which keeps the
+  file's values over the inline ones, mergo without override) the file is not read yet
+  (kustomize ``api/internal/builtins/HelmChartInflationGenerator.go``).
+
+A values file is read only when it lies inside the linted tree, through no link out of it
+unless ``--follow-symlinks``, and never when remote (``kustomize_refs.is_remote``): each
+refusal, like a file that is not there, is an input error at the name, as a kustomization's
+remote references are. Every place a value of another document may be reported at is
+resolved when that document is read (``yaml/spots.py``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from gpulint.core.findings import InputError
+from gpulint.core.record import field, record
+from gpulint.core.settings import Settings
+from gpulint.core.sources import Source, decode, read_bytes
+from gpulint.inputs.discover import Target, display_path
+from gpulint.inputs.kustomize_refs import is_remote
+from gpulint.inputs.tree import inside, roots
+from gpulint.inputs.units import unit_of
+from gpulint.model.values import joined, releases, set_path
+from gpulint.model.values.paths import at_path
+from gpulint.yaml import spots as spots_of
+from gpulint.yaml.embedded import mapping_in
+from gpulint.yaml.layered import Layer
+from gpulint.yaml.parse import Document, documents, parse
+from gpulint.yaml.positions import locate
+
+FLUX = "helm.toolkit.fluxcd.io"
+SOURCES = "source.toolkit.fluxcd.io"
+_VALUES_KINDS = ("ConfigMap", "Secret")
+_CHART_KINDS = ("OCIRepository", "HelmChart")
+_SHOWN = 60  # characters of a name a message quotes
+Extras = dict[int, tuple[joined.Extra, ...]]  # document index -> what the run adds to it
+
+
+@record(frozen=True)
+class ValuesRef:
+    """One ``valuesFrom`` item."""
+
+    index: int
+    kind: str
+    name: str
+    key: str
+    target: tuple | None  # the targetPath (None: merged at the root)
+
+
+@record(frozen=True)
+class FluxHost:
+    """A HelmRelease that names values or its chart elsewhere."""
+
+    unit: str | None
+    index: int  # its document in its source
+    name: str
+    namespace: str | None
+    refs: tuple[ValuesRef, ...]
+    chart_ref: tuple[str, str, str | None] | None  # kind, name, namespace
+    inline: bool  # spec.values is a mapping
+
+
+@record(frozen=True)
+class Found:
+    """An object a HelmRelease names, read: the strings of its data (text, spots), or the
+    chart and version it stands for."""
+
+    kind: str
+    namespace: str | None
+    name: str
+    strings: dict = field(default_factory=dict)  # key -> (text, spots, template, mapped)
+    chart: joined.ChartRef | None = None
+
+
+def _group(data: dict) -> str:
+    api = data.get("apiVersion")
+    return api.split("/", 1)[0] if isinstance(api, str) and "/" in api else ""
+
+
+def _meta(data: dict) -> tuple[str | None, str | None]:
+    meta = data.get("metadata")
+    if not isinstance(meta, dict):
+        return None, None
+    name, namespace = meta.get("name"), meta.get("namespace")
+    return (
+        name if isinstance(name, str) and name else None,
+        namespace if isinstance(namespace, str) and namespace else None,
+    )
+
+
+def flux_host(data: Any, unit: str | None, index: int) -> FluxHost | None:
+    """The HelmRelease ``data`` is, when it names values or a chart elsewhere."""
+    if not isinstance(data, dict) or data.get("kind") != "HelmRelease" or _group(data) != FLUX:
+        return None
+    name, namespace = _meta(data)
+    spec = data.get("spec")
+    if name is None or not isinstance(spec, dict):
+        return None
+    refs = []
+    items = spec.get("valuesFrom")
+    for i, item in enumerate(items if isinstance(items, list) else ()):
+        if not isinstance(item, dict) or item.get("kind") not in _VALUES_KINDS:
+            continue
+        ref_name, key = item.get("name"), item.get("valuesKey") or "values.yaml"
+        if not isinstance(ref_name, str) or not isinstance(key, str):
+            continue
+        target_text = item.get("targetPath")
+        target = set_path.parse_name(target_text) if isinstance(target_text, str) else None
+        if isinstance(target_text, str) and target_text and target is None:
+            continue  # a targetPath Helm would refuse: the release fails; nothing to read
+        refs.append(ValuesRef(i, item["kind"], ref_name, key, target))
+    chart_ref = None
+    ref = spec.get("chartRef")
+    if (
+        isinstance(ref, dict)
+        and ref.get("kind") in _CHART_KINDS
+        and isinstance(ref.get("name"), str)
+    ):
+        ref_namespace = ref.get("namespace")
+        chart_ref = (
+            ref["kind"],
+            ref["name"],
+            ref_namespace if isinstance(ref_namespace, str) and ref_namespace else namespace,
+        )
+    if not refs and chart_ref is None:
+        return None
+    return FluxHost(
+        unit, index, name, namespace, tuple(refs), chart_ref, isinstance(spec.get("values"), dict)
+    )
+
+
+def _wanted(hosts: Iterable[FluxHost]) -> dict[tuple, set[str]]:
+    """(unit, kind, namespace, name) -> the data keys wanted of it."""
+    wanted: dict[tuple, set[str]] = {}
+    for host in hosts:
+        for ref in host.refs:
+            wanted.setdefault((host.unit, ref.kind, host.namespace, ref.name), set()).add(ref.key)
+        if host.chart_ref is not None:
+            kind, name, namespace = host.chart_ref
+            wanted.setdefault((host.unit, kind, namespace, name), set())
+    return wanted
+
+
+def _identity(data: Any) -> tuple[str, str | None, str] | None:
+    if not isinstance(data, dict):
+        return None
+    kind = data.get("kind")
+    name, namespace = _meta(data)
+    if name is None or kind not in _VALUES_KINDS + _CHART_KINDS:
+        return None
+    if kind in _VALUES_KINDS and data.get("apiVersion") != "v1":
+        return None
+    if kind in _CHART_KINDS and _group(data) != SOURCES:
+        return None
+    return kind, namespace, name
+
+
+def _placed(doc: Document, base: tuple) -> tuple[dict, str | None, bool] | None:
+    """The spots of ``base`` in the file ``doc`` was written in: its own source, or the
+    origin file a kustomize render names (when the value there is the same); None when no
+    exact place can be given."""
+    mapper = doc.source.meta.get("mapper")
+    if mapper is None:
+        found = spots_of.spots(doc, base)
+        return (found, doc.template, False) if found is not None else None
+    origin_of = getattr(mapper, "origin_document", None)
+    origin = origin_of(doc) if origin_of is not None else None
+    if origin is None or at_path(origin.data, base) != at_path(doc.data, base):
+        return None
+    found = spots_of.spots(origin, base)
+    return (found, origin.source.path, True) if found is not None else None
+
+
+def found_of(doc: Document, keys: set[str]) -> Found | None:
+    """What a ConfigMap, Secret, OCIRepository or HelmChart document offers a release."""
+    identity = _identity(doc.data)
+    if identity is None:
+        return None
+    kind, namespace, name = identity
+    data = doc.data
+    if kind in _VALUES_KINDS:
+        strings = {}
+        for key in sorted(keys):
+            where = _string_field(data, kind, key)
+            placed = _placed(doc, (where, key)) if where is not None else None
+            if placed is not None:
+                strings[key] = (data[where][key], *placed)
+        return Found(kind, namespace, name, strings)
+    return Found(kind, namespace, name, chart=_chart_of(doc, kind))
+
+
+def _string_field(data: dict, kind: str, key: str) -> str | None:
+    """Where the object keeps ``key`` as readable text: a ConfigMap's ``data``, a
+    Secret's ``stringData`` (it wins over ``data`` when the API server merges them)."""
+    for name in ("data",) if kind == "ConfigMap" else ("stringData",):
+        held = data.get(name)
+        if isinstance(held, dict) and isinstance(held.get(key), str):
+            return name
+    return None
+
+
+def _chart_of(doc: Document, kind: str) -> joined.ChartRef | None:
+    data = doc.data
+    if kind == "OCIRepository":
+        chart = releases.chart_name(at_path(data, ("spec", "url")))
+        where: tuple = ("spec", "url")
+        version = None
+        for field_name in ("tag", "semver", "digest"):  # later ones take precedence
+            value = at_path(data, ("spec", "ref", field_name))
+            if isinstance(value, str | int | float) and not isinstance(value, bool):
+                where, version = ("spec", "ref", field_name), str(value)
+    else:
+        chart = releases.chart_name(at_path(data, ("spec", "chart")))
+        if at_path(data, ("spec", "sourceRef", "kind")) not in (None, "HelmRepository"):
+            return None  # a Git or Bucket source's chart: the source's revision pins it
+        value = at_path(data, ("spec", "version"))
+        ok = isinstance(value, str | int | float) and not isinstance(value, bool)
+        where = ("spec", "version") if ok else ("spec", "chart")
+        version = str(value) if ok else None
+    if chart is None:
+        return None
+    placed = _placed(doc, where)
+    if placed is None:
+        return None
+    found, template, mapped = placed
+    name = _meta(data)[0]
+    layer = Layer(
+        version,
+        point=True,
+        spots={(): found[()]},
+        template=template,
+        mapped=mapped,
+        label=f"{kind} {name}",
+    )
+    return joined.ChartRef(chart, version, layer)
+
+
+def resolve(host: FluxHost, partners: dict[tuple, list[Found]]) -> joined.Extra | None:
+    """What the objects of the run add to ``host`` (None: nothing of them is readable)."""
+    before: list = []
+    after: list = []
+    for ref in host.refs:
+        found = partners.get((ref.kind, host.namespace, ref.name), [])
+        entry = found[0].strings.get(ref.key) if len(found) == 1 else None
+        if entry is None:
+            continue  # not in the unit, more than one, or unreadable: say nothing
+        text, where, template, mapped = entry
+        label = f"valuesFrom[{ref.index}] {ref.kind} {ref.name} {ref.key}"
+        if ref.target is None:
+            values = mapping_in(text)
+            if isinstance(values, dict):
+                before.append(
+                    Layer(values, spots=where, template=template, mapped=mapped, label=label)
+                )
+        elif "\n" not in text.strip():
+            spots = {(): where[()]}
+            value = set_path.typed(text.strip())
+            after.append(
+                Layer(
+                    value,
+                    at=ref.target,
+                    point=True,
+                    spots=spots,
+                    template=template,
+                    mapped=mapped,
+                    label=label,
+                )
+            )
+    chart = None
+    if host.chart_ref is not None:
+        kind, name, namespace = host.chart_ref
+        found = partners.get((kind, namespace, name), [])
+        chart = found[0].chart if len(found) == 1 else None
+    if not before and not after and chart is None:
+        return None
+    layers: tuple = ()
+    if before or after:
+        own = [("spec", "values")] if host.inline else []
+        layers = tuple(before + own + after)
+    label = f"HelmRelease {host.name} values (valuesFrom and spec.values)"
+    return joined.Extra(("spec",), ("HelmRelease", host.name), layers, chart, label)
+
+
+def _join(hosts: list[FluxHost], partners: dict[tuple, list[Found]]) -> dict[int, list]:
+    extras: dict[int, list] = {}
+    for host in hosts:
+        unit_partners = {k[1:]: v for k, v in partners.items() if k[0] == host.unit}
+        extra = resolve(host, unit_partners)
+        if extra is not None:
+            extras.setdefault(host.index, []).append(extra)
+    return extras
+
+
+# --- plain files: the preparation pass ----------------------------------------------------
+
+
+class PlainScan:
+    """Flux HelmReleases of plain files and the objects they name, across the files of
+    each deployable unit (a part of the preparation pass, ``prepare.py``)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._inventory = frozenset(settings.cluster.files)
+        self._hosts: dict[str, list[FluxHost]] = {}
+        self._candidates: list[Target] = []
+
+    def _unit(self, target: Target) -> str | None:
+        settings = self._settings
+        return unit_of(target, settings.units, self._inventory, settings.named_files)
+
+    def see(self, target: Target, data: bytes | None) -> None:
+        if not data or target.kind != "file":
+            return
+        if b"HelmRelease" in data and (b"valuesFrom" in data or b"chartRef" in data):
+            unit = self._unit(target)
+            hosts = [
+                h for doc in _docs(target.path, data) if (h := flux_host(doc.data, unit, doc.index))
+            ]
+            if hosts:
+                self._hosts[target.path] = hosts
+        if any(kind.encode() in data for kind in _VALUES_KINDS + _CHART_KINDS):
+            self._candidates.append(target)
+
+    def extras(self) -> dict[str, Extras]:
+        """Source path -> document index -> what the run adds to its releases."""
+        if not self._hosts:
+            return {}
+        wanted = _wanted(h for hosts in self._hosts.values() for h in hosts)
+        names = {key[3].encode() for key in wanted}
+        partners: dict[tuple, list[Found]] = {}
+        for target in self._candidates:
+            data = read_bytes(target.path)
+            if isinstance(data, InputError) or not any(name in data for name in names):
+                continue
+            unit = self._unit(target)
+            for doc in _docs(target.path, data):
+                identity = _identity(doc.data)
+                keys = wanted.get((unit, *identity)) if identity is not None else None
+                if keys is not None:
+                    found = found_of(doc, keys)
+                    if found is not None:
+                        partners.setdefault((unit, *identity), []).append(found)
+        result: dict[str, Extras] = {}
+        for path, hosts in self._hosts.items():
+            joined_here = _join(hosts, partners)
+            if joined_here:
+                result[path] = {index: tuple(found) for index, found in joined_here.items()}
+        return result
+
+
+def _docs(path: str, data: bytes) -> list[Document]:
+    source = decode(path, data)
+    if isinstance(source, InputError):
+        return []
+    errors: list[InputError] = []  # the lint pass reports them, located
+    return [doc for doc in documents(source, errors) if isinstance(doc.data, dict)]
+
+
+# --- a render: its own documents ----------------------------------------------------------
+
+
+def render_extras(source: Source) -> Extras:
+    """What a render's objects add to its HelmReleases (the render is one unit)."""
+    text = source.text
+    if "HelmRelease" not in text or ("valuesFrom" not in text and "chartRef" not in text):
+        return {}
+    docs, _errors = parse(source)
+    hosts = [h for doc in docs if (h := flux_host(doc.data, None, doc.index))]
+    if not hosts:
+        return {}
+    wanted = _wanted(hosts)
+    partners: dict[tuple, list[Found]] = {}
+    for doc in docs:
+        identity = _identity(doc.data)
+        keys = wanted.get((None, *identity)) if identity is not None else None
+        if keys is not None:
+            found = found_of(doc, keys)
+            if found is not None:
+                partners.setdefault((None, *identity), []).append(found)
+    return {index: tuple(found) for index, found in _join(hosts, partners).items()}
+
+
+# --- values files a Helmfile or a kustomization names --------------------------------------
+
+
+def file_extras(
+    doc: Document, settings: Settings
+) -> tuple[tuple[joined.Extra, ...], list[InputError]]:
+    """The values files a helmfile's releases or a kustomization's ``helmCharts`` name,
+    read as layers of those releases, and the names that could not be read."""
+    data = doc.data
+    if doc.source.origin != "file" or not isinstance(data, dict):
+        return (), []
+    errors: list[InputError] = []
+    extras: list[joined.Extra] = []
+    reader = _FileReader(doc, settings, errors)
+    owner = joined.owner_of(data)
+    if _group(data) == "kustomize.config.k8s.io" and data.get("kind") == "Kustomization":
+        charts = data.get("helmCharts")
+        for i, entry in enumerate(charts if isinstance(charts, list) else ()):
+            if not isinstance(entry, dict) or not isinstance(entry.get("valuesFile"), str):
+                continue
+            merge = entry.get("valuesMerge") or "override"
+            inline = entry.get("valuesInline")
+            if merge == "merge" or (merge == "replace" and isinstance(inline, dict) and inline):
+                continue  # merge: not read yet; replace: the inline values stand alone
+            layer = reader.read(entry["valuesFile"], ("helmCharts", i, "valuesFile"))
+            if layer is not None:
+                own = [("helmCharts", i, "valuesInline")] if merge != "replace" else []
+                label = f"helmCharts[{i}] valuesFile and valuesInline"
+                extras.append(joined.Extra(("helmCharts", i), owner, (layer, *own), None, label))
+    elif "apiVersion" not in data and isinstance(data.get("releases"), list):
+        for i, release in enumerate(data["releases"]):
+            values = release.get("values") if isinstance(release, dict) else None
+            if not isinstance(values, list) or not any(isinstance(v, str) for v in values):
+                continue
+            layers: list = []
+            read = False
+            for j, item in enumerate(values):
+                if isinstance(item, dict):
+                    layers.append(("releases", i, "values", j))
+                elif isinstance(item, str):
+                    layer = reader.read(item, ("releases", i, "values", j))
+                    if layer is not None:
+                        layers.append(layer)
+                        read = True
+            if read:
+                label = f"releases[{i}] values (files and mappings)"
+                extras.append(joined.Extra(("releases", i), owner, tuple(layers), None, label))
+    return tuple(extras), errors
+
+
+class _FileReader:
+    """Values files named in one document, read only inside the linted tree."""
+
+    def __init__(self, doc: Document, settings: Settings, errors: list[InputError]) -> None:
+        self._doc = doc
+        self._errors = errors
+        self._folder = os.path.dirname(os.path.abspath(doc.source.path))
+        self._allowed = roots(settings.linted_paths)
+        self._follow = settings.render.follow_symlinks
+
+    def _refuse(self, where: tuple, message: str) -> None:
+        location, _pointer = locate(self._doc, where, "value")
+        self._errors.append(
+            InputError(self._doc.source.path, message, location.line, location.column)
+        )
+
+    def read(self, name: str, where: tuple) -> Layer | None:
+        shown = repr(name if len(name) <= _SHOWN else name[:_SHOWN] + "...")
+        if "{{" in name or name.endswith(".gotmpl"):
+            return None  # a template Helmfile renders first
+        if is_remote(name):
+            self._refuse(
+                where,
+                f"remote values file {shown} not fetched (gpulint never fetches); "
+                "its values were not judged",
+            )
+            return None
+        path = os.path.normpath(os.path.join(self._folder, name))
+        real = os.path.realpath(path)
+        if not inside(real, self._allowed) and not (self._follow and inside(path, self._allowed)):
+            self._refuse(
+                where,
+                f"values file {shown} lies outside the linted tree: not read "
+                "(its values were not judged)",
+            )
+            return None
+        if not os.path.exists(path):
+            self._refuse(where, f"values file {shown} not found; its values were not judged")
+            return None
+        data = read_bytes(path)  # regular files only, size-capped
+        if isinstance(data, InputError):
+            self._refuse(where, f"values file {shown}: {data.message}; its values were not judged")
+            return None
+        source = decode(display_path(path), data)
+        if isinstance(source, InputError):
+            self._errors.append(source)
+            return None
+        docs, errors = parse(source)
+        self._errors.extend(errors)
+        doc = next((d for d in docs if isinstance(d.data, dict)), None)
+        if doc is None or errors:
+            return None
+        found = spots_of.spots(doc, ())
+        if found is None:
+            return None
+        return Layer(doc.data, spots=found, template=doc.template, label=source.path)
