@@ -3,7 +3,12 @@
 A workload container that sets `NVIDIA_VISIBLE_DEVICES` in its `env` to
 `all` or to a list of devices. The values `none` and `void` (which hide GPUs)
 are fine. GPU infrastructure (device plugin, GPU feature discovery, DCGM
-exporter, the GPU Operator's components) is exempt: it needs every GPU.
+exporter, the GPU Operator's components) is exempt: it needs every GPU. So is
+a container that asks the driver for `utility` alone
+(`NVIDIA_DRIVER_CAPABILITIES: utility`, nvidia-smi and NVML: a power-limit or
+monitoring DaemonSet): without `compute`, `graphics` or `video` it gets no
+library to run work on the GPUs it sees (NVIDIA Container Toolkit, "Driver
+Capabilities").
 
 ## Why it matters
 With the device plugin's default `envvar` device-list strategy, the NVIDIA
@@ -97,6 +102,15 @@ rule = Rule(
 
 VARIABLE = "NVIDIA_VISIBLE_DEVICES"
 HIDING = ("none", "void", "")
+CAPABILITIES = "NVIDIA_DRIVER_CAPABILITIES"
+
+
+def _manages_only(entry: tuple | None) -> bool:
+    """``NVIDIA_DRIVER_CAPABILITIES`` set to ``utility`` alone (nvidia-smi, NVML)."""
+    if entry is None or not isinstance(entry[0], str):
+        return False
+    asked = {part.strip().lower() for part in entry[0].split(",") if part.strip()}
+    return asked == {"utility"}
 
 
 @rule.resource_check
@@ -110,6 +124,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         value, path = entry
         if value.strip().lower() in HIDING or is_placeholder(value):
             continue  # hides every GPU, or is filled in later (it may say none)
+        if _manages_only(literal_env(container).get(CAPABILITIES)):
+            continue  # nvidia-smi and NVML only: it watches or tunes the GPUs, runs nothing
         held = total_gpus(container.gpus)
         sees = "every GPU of the node" if value.strip().lower() == "all" else f"GPUs {value}"
         holds = f"holds {held} GPU(s)" if held else "holds no GPU"

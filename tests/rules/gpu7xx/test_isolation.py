@@ -64,6 +64,14 @@ def test_gpu701_gpu_infrastructure_is_exempt(tmp_path):
     assert lint(tmp_path, text, "--select", "GPU701") == []
 
 
+def test_gpu701_a_container_that_asks_for_utility_alone_manages_the_gpus(tmp_path):
+    # a power-limit DaemonSet: nvidia-smi and NVML only, no library to run work with
+    both = {"NVIDIA_VISIBLE_DEVICES": "all", "NVIDIA_DRIVER_CAPABILITIES": "utility"}
+    more = {"NVIDIA_VISIBLE_DEVICES": "all", "NVIDIA_DRIVER_CAPABILITIES": "utility,compute"}
+    text = _pod(_container("tune", image="debian:13-slim", env=both), _container("work", env=more))
+    assert where(lint(tmp_path, text, "--select", "GPU701")) == [("GPU701", 18, 18)]
+
+
 def test_gpu701_cuda_sample_is_a_workload(tmp_path):
     image = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0"
     text = _pod(_container("t", image=image, env={"NVIDIA_VISIBLE_DEVICES": "all"}))
