@@ -70,6 +70,7 @@ FLUX = "helm.toolkit.fluxcd.io"
 SOURCES = "source.toolkit.fluxcd.io"
 _VALUES_KINDS = ("ConfigMap", "Secret")
 _CHART_KINDS = ("OCIRepository", "HelmChart")
+_KIND_BYTES = tuple(kind.encode() for kind in _VALUES_KINDS + _CHART_KINDS)
 _SHOWN = 60  # characters of a name a message quotes
 Extras = dict[int, tuple[joined.Extra, ...]]  # document index -> what the run adds to it
 
@@ -356,7 +357,7 @@ class PlainScan:
             ]
             if hosts:
                 self._hosts[target.path] = hosts
-        if any(kind.encode() in data for kind in _VALUES_KINDS + _CHART_KINDS):
+        if any(kind in data for kind in _KIND_BYTES):
             self._candidates.append(target)
 
     def extras(self) -> dict[str, Extras]:
@@ -474,9 +475,8 @@ class _FileReader:
     def __init__(self, doc: Document, settings: Settings, errors: list[InputError]) -> None:
         self._doc = doc
         self._errors = errors
-        self._folder = os.path.dirname(os.path.abspath(doc.source.path))
-        self._allowed = roots(settings.linted_paths)
-        self._follow = settings.render.follow_symlinks
+        self._settings = settings
+        self._allowed: list[str] | None = None  # the linted tree, found on the first read
 
     def _refuse(self, where: tuple, message: str) -> None:
         location, _pointer = locate(self._doc, where, "value")
@@ -495,9 +495,13 @@ class _FileReader:
                 "its values were not judged",
             )
             return None
-        path = os.path.normpath(os.path.join(self._folder, name))
+        if self._allowed is None:
+            self._allowed = roots(self._settings.linted_paths)
+        folder = os.path.dirname(os.path.abspath(self._doc.source.path))
+        path = os.path.normpath(os.path.join(folder, name))
         real = os.path.realpath(path)
-        if not inside(real, self._allowed) and not (self._follow and inside(path, self._allowed)):
+        follow = self._settings.render.follow_symlinks
+        if not inside(real, self._allowed) and not (follow and inside(path, self._allowed)):
             self._refuse(
                 where,
                 f"values file {shown} lies outside the linted tree: not read "
