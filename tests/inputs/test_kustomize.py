@@ -178,6 +178,31 @@ def test_documents_of_one_origin_file_are_told_apart_by_name(only_wheel_kubectl,
     assert {f["path"] for f in data["findings"]} == {str(tmp_path / "app" / "both.yaml")}
 
 
+def test_yaml_in_a_literal_block_is_placed_inside_the_origin_file(only_wheel_kubectl, tmp_path):
+    application = """
+        apiVersion: argoproj.io/v1alpha1
+        kind: Application
+        metadata:
+          name: nvidia-device-plugin
+        spec:
+          source:
+            chart: nvidia-device-plugin
+            repoURL: https://nvidia.github.io/k8s-device-plugin
+            targetRevision: 0.17.0
+            helm:
+              values: |
+                tolerations: []
+                migStrategy: mig-mixed
+    """
+    _put(
+        tmp_path,
+        {"app/kustomization.yaml": "resources:\n  - app.yaml\n", "app/app.yaml": application},
+    )
+    result = run_cli("check", "--format", "json", "--select", "GPU402", str(tmp_path / "app"))
+    found = [(f["line"], f["column"]) for f in json.loads(result.output)["findings"]]
+    assert found == [(13, 22)]  # `mig-mixed` in app.yaml's block, not the `values:` key
+
+
 def test_user_files_are_not_touched(only_wheel_kubectl, overlay):
     before = {p: p.read_bytes() for p in overlay.rglob("*") if p.is_file()}
     _check("overlay")

@@ -125,3 +125,54 @@ def test_an_argo_cd_application_s_values_object(tmp_path):
 
 def test_a_chart_not_in_the_table_is_never_read_as_app_template():
     assert _pods(HELMRELEASE.replace("chart: app-template", "chart: jellyfin")) == []
+
+
+VALUES_FROM = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: jellyfin
+spec:
+  chart:
+    spec:
+      chart: app-template
+      version: 4.6.2
+      sourceRef: {kind: HelmRepository, name: bjw-s}
+  valuesFrom:
+    - kind: ConfigMap
+      name: jellyfin-values
+  values:
+    controllers:
+      jellyfin:
+        containers:
+          app:
+            resources:
+              limits:
+                nvidia.com/gpu: 1
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: jellyfin-values
+data:
+  values.yaml: |
+    controllers:
+      jellyfin:
+        containers:
+          app:
+            image:
+              repository: jellyfin/jellyfin
+              tag: 10.11.11
+            env:
+              NVIDIA_VISIBLE_DEVICES: all
+            resources:
+              requests:
+                nvidia.com/gpu: 1
+"""
+
+
+def test_pods_of_values_merged_from_a_valuesfrom_configmap(tmp_path):
+    # the request in the ConfigMap, the limit inline: one container, with both (no GPU101)
+    found = lint(tmp_path, VALUES_FROM, "--select", "GPU101,GPU102,GPU701")
+    assert where(found) == [("GPU701", 37, 39)]  # `all`, inside the ConfigMap's block
+    assert found[0]["resource"]["kind"] == "HelmRelease"
