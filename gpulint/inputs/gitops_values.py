@@ -320,6 +320,24 @@ def resolve(host: FluxHost, partners: dict[tuple, list[Found]]) -> joined.Extra 
     return joined.Extra(("spec",), ("HelmRelease", host.name), layers, chart, label)
 
 
+def _read_partners(
+    docs: Iterable[Document],
+    unit: str | None,
+    wanted: dict[tuple, set[str]],
+    partners: dict[tuple, list[Found]],
+) -> None:
+    """Read the objects of ``docs`` (of ``unit``) that a release wants into ``partners``."""
+    for doc in docs:
+        identity = _identity(doc.data)
+        if identity is None:
+            continue
+        key = (unit, *identity)
+        keys = wanted.get(key)
+        found = found_of(doc, keys) if keys is not None else None
+        if found is not None:
+            partners.setdefault(key, []).append(found)
+
+
 def _join(hosts: list[FluxHost], partners: dict[tuple, list[Found]]) -> dict[int, list]:
     extras: dict[int, list] = {}
     for host in hosts:
@@ -372,13 +390,7 @@ class PlainScan:
             if isinstance(data, InputError) or not any(name in data for name in names):
                 continue
             unit = self._unit(target)
-            for doc in _docs(target.path, data):
-                identity = _identity(doc.data)
-                keys = wanted.get((unit, *identity)) if identity is not None else None
-                if keys is not None:
-                    found = found_of(doc, keys)
-                    if found is not None:
-                        partners.setdefault((unit, *identity), []).append(found)
+            _read_partners(_docs(target.path, data), unit, wanted, partners)
         result: dict[str, Extras] = {}
         for path, hosts in self._hosts.items():
             joined_here = _join(hosts, partners)
@@ -409,13 +421,7 @@ def render_extras(source: Source) -> Extras:
         return {}
     wanted = _wanted(hosts)
     partners: dict[tuple, list[Found]] = {}
-    for doc in docs:
-        identity = _identity(doc.data)
-        keys = wanted.get((None, *identity)) if identity is not None else None
-        if keys is not None:
-            found = found_of(doc, keys)
-            if found is not None:
-                partners.setdefault((None, *identity), []).append(found)
+    _read_partners(docs, None, wanted, partners)
     return {index: tuple(found) for index, found in _join(hosts, partners).items()}
 
 

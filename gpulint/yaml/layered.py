@@ -151,7 +151,7 @@ def _existing(values: Any, path: tuple) -> tuple:
         listed = isinstance(node, list) and type(step) is int and 0 <= step < len(node)
         if not (held or listed):
             break
-        node = node[step]  # type: ignore[index]
+        node = node[step]
         found.append(step)
     return tuple(found)
 
