@@ -159,6 +159,30 @@ def source_rules(ctx: Context, source: Source) -> SourceRules:
     )
 
 
+def _with_values_read(ctx: Context, rules: SourceRules, extras: tuple) -> SourceRules:
+    """``rules`` for a document whose releases read values from other files
+    (model/values/joined.py): a rule whose trigger that text holds may report on it."""
+    text = "\n".join(extra.text for extra in extras if extra.text)
+    if not text or not rules.silent:
+        return rules
+    data = text.encode("utf-8", "surrogateescape")
+    lowered = data.lower()
+    woken = {
+        r.code
+        for r in ctx.rules
+        if r.code in rules.silent and r.reads is not None and r.reads.matches_text(data, lowered)
+    }
+    if not woken:
+        return rules
+    silent = rules.silent - woken
+    widened = [r for r in ctx.rules if r.code in woken]
+    return SourceRules(
+        rules.document + tuple(r for r in widened if r.check_document and r not in rules.document),
+        rules.resource + tuple(r for r in widened if r.check_resource and r not in rules.resource),
+        silent,
+    )
+
+
 def _check_document(
     ctx: Context, doc: Document, result: FileResult, rules: SourceRules | None = None
 ) -> None:
@@ -291,8 +315,9 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
         try:
             files, unread = gitops_values.file_extras(doc, ctx.settings)
             errors.extend(unread)
-            with joined.scope(flux.get(doc.index, ()) + files):
-                _check_document(ctx, doc, result, rules)
+            extras = flux.get(doc.index, ()) + files
+            with joined.scope(extras):
+                _check_document(ctx, doc, result, _with_values_read(ctx, rules, extras))
             if wants_annotations:
                 annotations.extend(suppress.annotations_of(doc))
         except Exception as exc:  # a bug in a rule must not hide the other files' findings

@@ -47,7 +47,7 @@ resolved when that document is read (``yaml/spots.py``).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from gpulint.core.findings import InputError
@@ -278,12 +278,14 @@ def resolve(host: FluxHost, partners: dict[tuple, list[Found]]) -> joined.Extra 
     """What the objects of the run add to ``host`` (None: nothing of them is readable)."""
     before: list = []
     after: list = []
+    texts: list[str] = []  # what the rules' triggers search besides the release's file
     for ref in host.refs:
         found = partners.get((ref.kind, host.namespace, ref.name), [])
         entry = found[0].strings.get(ref.key) if len(found) == 1 else None
         if entry is None:
             continue  # not in the unit, more than one, or unreadable: say nothing
         text, where, template, mapped = entry
+        texts.append(text)
         label = f"valuesFrom[{ref.index}] {ref.kind} {ref.name} {ref.key}"
         if ref.target is None:
             values = mapping_in(text)
@@ -317,7 +319,8 @@ def resolve(host: FluxHost, partners: dict[tuple, list[Found]]) -> joined.Extra 
         own = [("spec", "values")] if host.inline else []
         layers = tuple(before + own + after)
     label = f"HelmRelease {host.name} values (valuesFrom and spec.values)"
-    return joined.Extra(("spec",), ("HelmRelease", host.name), layers, chart, label)
+    owner = ("HelmRelease", host.name)
+    return joined.Extra(("spec",), owner, layers, chart, label, "\n".join(texts))
 
 
 def _read_partners(
@@ -365,9 +368,12 @@ class PlainScan:
         settings = self._settings
         return unit_of(target, settings.units, self._inventory, settings.named_files)
 
-    def see(self, target: Target, data: bytes | None) -> None:
+    def see(self, target: Target, data: bytes | None) -> Iterator[bytes]:
+        """Take in one input; yield the bytes of the values files it names (a helmfile's,
+        a kustomization's), which the lint pass reads with it."""
         if not data or target.kind != "file":
             return
+        yield from named_file_bytes(target, data, self._settings)
         if b"HelmRelease" in data and (b"valuesFrom" in data or b"chartRef" in data):
             unit = self._unit(target)
             hosts = [
@@ -428,18 +434,12 @@ def render_extras(source: Source) -> Extras:
 # --- values files a Helmfile or a kustomization names --------------------------------------
 
 
-def file_extras(
-    doc: Document, settings: Settings
-) -> tuple[tuple[joined.Extra, ...], list[InputError]]:
-    """The values files a helmfile's releases or a kustomization's ``helmCharts`` name,
-    read as layers of those releases, and the names that could not be read."""
-    data = doc.data
-    if doc.source.origin != "file" or not isinstance(data, dict):
-        return (), []
-    errors: list[InputError] = []
-    extras: list[joined.Extra] = []
-    reader = _FileReader(doc, settings, errors)
-    owner = joined.owner_of(data)
+def _named_files(data: Any) -> Iterator[tuple[tuple, list]]:
+    """(release path, its values in precedence order) of each release of a helmfile or a
+    kustomization that names a values file: a values file as (name, path of the name), the
+    document's own values as their path."""
+    if not isinstance(data, dict):
+        return
     if _group(data) == "kustomize.config.k8s.io" and data.get("kind") == "Kustomization":
         charts = data.get("helmCharts")
         for i, entry in enumerate(charts if isinstance(charts, list) else ()):
@@ -449,88 +449,116 @@ def file_extras(
             inline = entry.get("valuesInline")
             if merge == "merge" or (merge == "replace" and isinstance(inline, dict) and inline):
                 continue  # merge: not read yet; replace: the inline values stand alone
-            layer = reader.read(entry["valuesFile"], ("helmCharts", i, "valuesFile"))
-            if layer is not None:
-                own = [("helmCharts", i, "valuesInline")] if merge != "replace" else []
-                label = f"helmCharts[{i}] valuesFile and valuesInline"
-                extras.append(joined.Extra(("helmCharts", i), owner, (layer, *own), None, label))
+            release = ("helmCharts", i)
+            named = (entry["valuesFile"], release + ("valuesFile",))
+            yield release, [named] + ([release + ("valuesInline",)] if merge != "replace" else [])
     elif "apiVersion" not in data and isinstance(data.get("releases"), list):
         for i, release in enumerate(data["releases"]):
             values = release.get("values") if isinstance(release, dict) else None
             if not isinstance(values, list) or not any(isinstance(v, str) for v in values):
                 continue
+            at = ("releases", i)
             layers: list = []
-            read = False
             for j, item in enumerate(values):
                 if isinstance(item, dict):
-                    layers.append(("releases", i, "values", j))
+                    layers.append(at + ("values", j))
                 elif isinstance(item, str):
-                    layer = reader.read(item, ("releases", i, "values", j))
-                    if layer is not None:
-                        layers.append(layer)
-                        read = True
-            if read:
-                label = f"releases[{i}] values (files and mappings)"
-                extras.append(joined.Extra(("releases", i), owner, tuple(layers), None, label))
+                    layers.append((item, at + ("values", j)))
+            yield at, layers
+
+
+def _is_name(layer: Any) -> bool:
+    return isinstance(layer, tuple) and len(layer) == 2 and isinstance(layer[0], str)
+
+
+def _values_file(
+    name: str, host: str, settings: Settings, allowed: list[str]
+) -> tuple[str | None, str | None]:
+    """(path, None) of values file ``name`` a file at ``host`` names, or (None, why it is
+    not read); (None, None) for a template, not read with nothing to say."""
+    shown = repr(name if len(name) <= _SHOWN else name[:_SHOWN] + "...")
+    unjudged = "its values were not judged"
+    if "{{" in name or name.endswith(".gotmpl"):
+        return None, None  # a template Helmfile renders first
+    if is_remote(name):
+        return None, f"remote values file {shown} not fetched (gpulint never fetches); {unjudged}"
+    path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(host)), name))
+    follow = settings.render.follow_symlinks
+    if not inside(os.path.realpath(path), allowed) and not (follow and inside(path, allowed)):
+        return None, f"values file {shown} lies outside the linted tree: not read ({unjudged})"
+    if not os.path.exists(path):
+        return None, f"values file {shown} not found; {unjudged}"
+    return path, None
+
+
+def named_file_bytes(target: Target, data: bytes, settings: Settings) -> Iterator[bytes]:
+    """The bytes of the values files a plain helmfile or kustomization names (what the
+    lint pass will read with it: the preparation pass searches them for rule triggers)."""
+    if b"valuesFile" not in data and b"releases" not in data:
+        return
+    allowed = roots(settings.linted_paths)
+    for doc in _docs(target.path, data):
+        for _release, layers in _named_files(doc.data):
+            for layer in filter(_is_name, layers):
+                path = _values_file(layer[0], target.path, settings, allowed)[0]
+                read = read_bytes(path) if path is not None else b""
+                if isinstance(read, bytes) and read:
+                    yield read
+
+
+def file_extras(
+    doc: Document, settings: Settings
+) -> tuple[tuple[joined.Extra, ...], list[InputError]]:
+    """The values files a helmfile's releases or a kustomization's ``helmCharts`` name,
+    read as layers of those releases, and the names that could not be read."""
+    data = doc.data
+    if doc.source.origin != "file" or not isinstance(data, dict):
+        return (), []
+    if "releases" not in data and "helmCharts" not in data:
+        return (), []
+    errors: list[InputError] = []
+    extras: list[joined.Extra] = []
+    allowed: list[str] | None = None
+    owner = joined.owner_of(data)
+    for release, named in _named_files(data):
+        layers: list = []
+        texts: list[str] = []
+        for layer in named:
+            if not _is_name(layer):
+                layers.append(layer)
+                continue
+            allowed = allowed if allowed is not None else roots(settings.linted_paths)
+            path, why = _values_file(layer[0], doc.source.path, settings, allowed)
+            if why is not None:
+                location, _pointer = locate(doc, layer[1], "value")
+                errors.append(InputError(doc.source.path, why, location.line, location.column))
+            elif path is not None:
+                read = _read_layer(path, errors)
+                if read is not None:
+                    layers.append(read[0])
+                    texts.append(read[1])
+        if texts:
+            label = ".".join(str(step) for step in release) + " values (files and inline)"
+            extras.append(
+                joined.Extra(release, owner, tuple(layers), None, label, "\n".join(texts))
+            )
     return tuple(extras), errors
 
 
-class _FileReader:
-    """Values files named in one document, read only inside the linted tree."""
-
-    def __init__(self, doc: Document, settings: Settings, errors: list[InputError]) -> None:
-        self._doc = doc
-        self._errors = errors
-        self._settings = settings
-        self._allowed: list[str] | None = None  # the linted tree, found on the first read
-
-    def _refuse(self, where: tuple, message: str) -> None:
-        location, _pointer = locate(self._doc, where, "value")
-        self._errors.append(
-            InputError(self._doc.source.path, message, location.line, location.column)
-        )
-
-    def read(self, name: str, where: tuple) -> Layer | None:
-        shown = repr(name if len(name) <= _SHOWN else name[:_SHOWN] + "...")
-        if "{{" in name or name.endswith(".gotmpl"):
-            return None  # a template Helmfile renders first
-        if is_remote(name):
-            self._refuse(
-                where,
-                f"remote values file {shown} not fetched (gpulint never fetches); "
-                "its values were not judged",
-            )
-            return None
-        if self._allowed is None:
-            self._allowed = roots(self._settings.linted_paths)
-        folder = os.path.dirname(os.path.abspath(self._doc.source.path))
-        path = os.path.normpath(os.path.join(folder, name))
-        real = os.path.realpath(path)
-        follow = self._settings.render.follow_symlinks
-        if not inside(real, self._allowed) and not (follow and inside(path, self._allowed)):
-            self._refuse(
-                where,
-                f"values file {shown} lies outside the linted tree: not read "
-                "(its values were not judged)",
-            )
-            return None
-        if not os.path.exists(path):
-            self._refuse(where, f"values file {shown} not found; its values were not judged")
-            return None
-        data = read_bytes(path)  # regular files only, size-capped
-        if isinstance(data, InputError):
-            self._refuse(where, f"values file {shown}: {data.message}; its values were not judged")
-            return None
-        source = decode(display_path(path), data)
-        if isinstance(source, InputError):
-            self._errors.append(source)
-            return None
-        docs, errors = parse(source)
-        self._errors.extend(errors)
-        doc = next((d for d in docs if isinstance(d.data, dict)), None)
-        if doc is None or errors:
-            return None
-        found = spots_of.spots(doc, ())
-        if found is None:
-            return None
-        return Layer(doc.data, spots=found, template=doc.template, label=source.path)
+def _read_layer(path: str, errors: list[InputError]) -> tuple[Layer, str] | None:
+    """A values file as a layer (every place in it resolved) and its text."""
+    data = read_bytes(path)  # regular files only, size-capped
+    if isinstance(data, InputError):
+        errors.append(data)
+        return None
+    source = decode(display_path(path), data)
+    if isinstance(source, InputError):
+        errors.append(source)
+        return None
+    docs, parsed = parse(source)
+    errors.extend(parsed)
+    doc = next((d for d in docs if isinstance(d.data, dict)), None)
+    found = spots_of.spots(doc, ()) if doc is not None and not parsed else None
+    if doc is None or found is None:
+        return None
+    return Layer(doc.data, spots=found, template=doc.template, label=source.path), source.text

@@ -49,7 +49,8 @@ def prepare(rules: Iterable[Rule], targets: Sequence[Target], settings: Settings
         data = readable_bytes(target)
         triggers.see(data)
         profile.see(target, data)
-        gitops.see(target, data)
+        for named in gitops.see(target, data):
+            triggers.see(named)  # a values file a helmfile or kustomization names
     # --values-for makes any YAML a chart's values: no text of the input says so.
     inapplicable = frozenset() if settings.values_for else triggers.inapplicable()
     return Preparation(

@@ -4,10 +4,12 @@ entry; the workload rules report at the values' lines."""
 
 from __future__ import annotations
 
+import textwrap
+
 from gpulint.core.sources import Source
 from gpulint.model.kinds.charts import chart_pods
 from gpulint.yaml.parse import parse
-from tests.helpers import lint, where
+from tests.helpers import findings_json, lint, where
 
 HELMRELEASE = """\
 apiVersion: helm.toolkit.fluxcd.io/v2
@@ -176,3 +178,23 @@ def test_pods_of_values_merged_from_a_valuesfrom_configmap(tmp_path):
     found = lint(tmp_path, VALUES_FROM, "--select", "GPU101,GPU102,GPU701")
     assert where(found) == [("GPU701", 37, 39)]  # `all`, inside the ConfigMap's block
     assert found[0]["resource"]["kind"] == "HelmRelease"
+
+
+def test_the_rules_a_values_file_alone_triggers_judge_the_release(tmp_path, monkeypatch):
+    # NVIDIA_VISIBLE_DEVICES is written only in the ConfigMap's file: GPU701 still reads
+    # the release's pods (its trigger searches the values read from elsewhere too)
+    release, configmap = VALUES_FROM.split("---\n")
+    (tmp_path / "release.yaml").write_text(release)
+    (tmp_path / "values.yaml").write_text(configmap)
+    monkeypatch.chdir(tmp_path)
+    found = findings_json(".", "--select", "GPU701")["findings"]
+    assert [(f["path"], f["line"], f["column"]) for f in found] == [("values.yaml", 15, 39)]
+    # a kustomization named alone: its values file is read, and searched for triggers, with it
+    (tmp_path / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nhelmCharts:\n"
+        "  - name: app-template\n    version: 4.6.2\n    valuesFile: jellyfin.yaml\n"
+    )
+    values = configmap.split("values.yaml: |\n", 1)[1]
+    (tmp_path / "jellyfin.yaml").write_text(textwrap.dedent(values))
+    found = findings_json("kustomization.yaml", "--select", "GPU701")["findings"]
+    assert [(f["path"], f["line"], f["column"]) for f in found] == [("jellyfin.yaml", 9, 35)]

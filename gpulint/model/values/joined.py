@@ -43,6 +43,7 @@ class Extra:
     layers: tuple = ()
     chart: ChartRef | None = None
     label: str = ""
+    text: str = ""  # the text of the values read elsewhere (the rules' triggers search it)
 
 
 _CURRENT: ContextVar[tuple[tuple[Extra, ...], dict] | None] = ContextVar("extras", default=None)
