@@ -203,6 +203,37 @@ def test_yaml_in_a_literal_block_is_placed_inside_the_origin_file(only_wheel_kub
     assert found == [(13, 22)]  # `mig-mixed` in app.yaml's block, not the `values:` key
 
 
+@pytest.mark.parametrize("tools", ["only_wheel_kubectl", "no_tools"])
+def test_helm_charts_never_inflated_are_read_as_written(tools, tmp_path, request, monkeypatch):
+    request.getfixturevalue(tools)
+    monkeypatch.chdir(tmp_path)
+    _put(
+        tmp_path,
+        {
+            "app/kustomization.yaml": """
+                apiVersion: kustomize.config.k8s.io/v1beta1
+                kind: Kustomization
+                helmCharts:
+                  - name: nvidia-device-plugin
+                    repo: https://nvidia.github.io/k8s-device-plugin
+                    version: 0.17.0
+                    releaseName: nvdp
+                    valuesFile: values.yaml
+            """,
+            "app/values.yaml": "migStrategy: mixd\n",
+        },
+    )
+    result = run_cli("check", "--format", "json", "--select", "GPU402", ".")
+    data = json.loads(result.output)
+    found = [(f["path"], f["line"], f["column"]) for f in data["findings"]]
+    assert found == [(os.path.join("app", "values.yaml"), 1, 14)]
+    (error,) = data["errors"]  # the unit itself: refused (remote) or no tool to build it
+    assert (
+        "the helmCharts releases of app/kustomization.yaml were read as written"
+        in (error["message"])
+    )
+
+
 def test_user_files_are_not_touched(only_wheel_kubectl, overlay):
     before = {p: p.read_bytes() for p in overlay.rglob("*") if p.is_file()}
     _check("overlay")

@@ -4,7 +4,10 @@ Origin annotations are turned on without touching the user's files: gpulint
 builds a one-line kustomization in a temporary folder that lists the user's
 folder as its only resource and asks for ``buildMetadata: [originAnnotations]``.
 Exec and container KRM functions run only with ``--enable-krm-functions``; Helm chart
-inflation (``helmCharts:``) never runs (gpulint never passes ``--enable-helm``).
+inflation (``helmCharts:``) never runs (gpulint never passes ``--enable-helm``): a
+kustomization with ``helmCharts`` cannot build, so its file (and that of each local
+kustomization it builds on that has them) is read as it is written instead, where its
+releases' chart, version and values are judged (docs/gitops.md).
 
 Before a build, every kustomization it would read is checked: a remote reference (a URL,
 a git repository) anywhere in them, or a link out of the linted folders, stops the build
@@ -23,7 +26,7 @@ import tempfile
 
 from gpulint.core.findings import InputError
 from gpulint.core.settings import Settings
-from gpulint.core.sources import Source
+from gpulint.core.sources import Source, read_file
 from gpulint.inputs.discover import Target, display_path
 from gpulint.inputs.folders import kustomization_file
 from gpulint.inputs.kustomize_refs import load_spec, members, refs_of
@@ -60,21 +63,44 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
         return (
             [Source(folder, "", "kustomize", meta={"notices": [note]})] if settings.verbose else []
         ), []
+    charts = _helm_chart_files(folder)
     prefix = tool()
     if prefix is None:
-        return [], [_unit_error(folder, kfile, NO_TOOL, [])]
+        return charts, [_unit_error(folder, kfile, NO_TOOL, charts)]
     guard = _Guard(settings)
     rendered, failure = _build(folder, prefix, settings, guard)
     if rendered is not None:
-        return [rendered], []
+        return [rendered, *charts], []
     # An outer kustomization may fail (or be refused) on a remote base while the local
     # ones it builds on render: those are what a user applies on their own, so they are
     # linted.
-    instead = _fallback(folder, prefix, settings, {os.path.abspath(folder)}, guard)
+    instead = _fallback(folder, prefix, settings, {os.path.abspath(folder)}, guard) + charts
     if isinstance(failure, InputError):
         return instead, [_unit_error(folder, kfile, failure.message, instead, failure)]
     error = _unit_error(folder, kfile, f"kustomize build failed: {failure}", instead)
     return instead, [error]
+
+
+def _helm_chart_files(folder: str) -> list[Source]:
+    """The kustomization files with ``helmCharts`` that a build of ``folder`` reads (its
+    own, its local bases'), each as it is written: gpulint never inflates the charts, so
+    their releases are read from the file (chart, version, ``valuesInline``, ``valuesFile``)."""
+    found: list[Source] = []
+    seen: set[str] = set()
+    stack = [os.path.normpath(os.path.abspath(folder))]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        kfile = kustomization_file(current)
+        spec = load_spec(kfile) if kfile else {}
+        if kfile and isinstance(spec.get("helmCharts"), list) and spec["helmCharts"]:
+            source = read_file(display_path(kfile))
+            if isinstance(source, Source):
+                found.append(source)
+        stack.extend(reversed(refs_of(current, spec).kustomizations))
+    return found
 
 
 class _Guard:
@@ -174,16 +200,20 @@ def _unit_error(
     bases and patches are parts, not whole objects, so they are not linted on their own
     instead."""
     parts = set(members(folder))
-    shown = [s.path.removesuffix(" (kustomize build)") for s in instead]
+    rendered = [s for s in instead if s.origin == "kustomize"]
+    read = [s.path for s in instead if s.origin == "file"]  # kustomization files, as written
+    shown = [s.path.removesuffix(" (kustomize build)") for s in rendered]
     for inner in shown:
         parts -= set(members(inner))
     linted = (
         f"; rendered instead the kustomizations it builds on: {', '.join(shown)}" if shown else ""
     )
+    if read:
+        linted += f"; the helmCharts releases of {', '.join(read)} were read as written"
     if parts:
         rest = f"its {'other ' if shown else ''}{len(parts)} member file(s) were not linted"
     else:
-        rest = "nothing else of it was linted" if shown else "nothing of it was linted"
+        rest = "nothing else of it was linted" if shown or read else "nothing of it was linted"
     return InputError(
         at.file if at else display_path(kfile) if kfile else folder,
         f"{why}{linted}; {rest} (bases and patches are parts of the render, "
