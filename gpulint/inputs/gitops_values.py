@@ -12,9 +12,11 @@ finding where its value is written). What is read, and how (each tool's referenc
   ``targetPath`` is set, it will overwrite everything before, including inline values"
   (the value is then one flat value, set at the path as ``helm --set`` does). A ConfigMap's
   ``data`` is read, a Secret's ``stringData`` (its base64 ``data`` is not: no position in
-  it could be given honestly). The object must be in the same deployable unit
-  (``inputs/units.py``: a kustomization's render, a folder's plain files) and the only one
-  of its kind, namespace and name there; anything else says nothing (never a guess).
+  it could be given honestly); in a kustomize render, each value is placed in the origin
+  file, or, for a ConfigMap a ``configMapGenerator`` made, in the file it read. The object
+  must be in the same deployable unit (``inputs/units.py``: a kustomization's render, a
+  folder's plain files) and the only one of its kind, namespace and name there; anything
+  else says nothing (never a guess).
   Namespaces: an object without ``metadata.namespace`` gets the namespace the apply gives
   every such object of the unit (a Flux Kustomization's ``spec.targetNamespace``, which
   "either configures or overrides" every object's, else the default), so two objects
@@ -204,10 +206,29 @@ def _placed(doc: Document, base: tuple) -> tuple[dict, str | None, bool] | None:
         return (found, doc.template, False) if found is not None else None
     origin_of = getattr(mapper, "origin_document", None)
     origin = origin_of(doc) if origin_of is not None else None
-    if origin is None or at_path(origin.data, base) != at_path(doc.data, base):
+    if origin is None:
+        return _generated(doc, base, mapper)
+    if at_path(origin.data, base) != at_path(doc.data, base):
         return None
     found = spots_of.spots(origin, base)
     return (found, origin.source.path, True) if found is not None else None
+
+
+def _generated(doc: Document, base: tuple, mapper: Any) -> tuple[dict, str | None, bool] | None:
+    """The spots of a ConfigMap's data key that a kustomize ``configMapGenerator`` made
+    from a file: the key's text is that file's, so each value is placed in the file."""
+    generated = getattr(mapper, "generated_file", None)
+    text = at_path(doc.data, base)
+    if generated is None or len(base) != 2 or base[0] != "data" or not isinstance(text, str):
+        return None
+    path = generated(doc, base[1])  # a file kustomize read for the build (root-only)
+    data = read_bytes(path) if path is not None else None
+    source = decode(display_path(path), data) if isinstance(data, bytes) else None
+    if not isinstance(source, Source) or source.text != text:
+        return None  # not the file as kustomize read it: no exact place
+    docs, errors = parse(source)
+    found = spots_of.spots(docs[0], ()) if len(docs) == 1 and not errors else None
+    return (found, source.path, True) if found is not None else None
 
 
 def found_of(doc: Document, keys: set[str]) -> Found | None:

@@ -17,6 +17,7 @@ from gpulint.core.sources import Source, decode
 from gpulint.inputs.discover import display_path
 from gpulint.inputs.folders import kustomization_file
 from gpulint.inputs.kustomize_refs import load_spec
+from gpulint.inputs.tree import inside
 from gpulint.yaml import positions
 from gpulint.yaml.embedded import INSIDE, mapping_in
 from gpulint.yaml.parse import Document, parse
@@ -85,6 +86,37 @@ class OriginMapper:
             return None
         return self._match(os.path.normpath(os.path.join(self.base, origin["path"])), doc.data)
 
+    def generated_file(self, doc: Document, key: str) -> str | None:
+        """The file a ``configMapGenerator`` read into data key ``key`` of the ConfigMap
+        ``doc`` was made from (``files: [key=path]`` or ``[path]``, relative to the
+        kustomization that configures it), else None."""
+        origin = origin_of(doc.data)
+        if "path" in origin or "repo" in origin or "configuredIn" not in origin:
+            return None
+        kfile = os.path.normpath(os.path.join(self.base, origin["configuredIn"]))
+        spec = load_spec(kfile) if os.path.isfile(kfile) else {}
+        made = _name(doc.data)
+        generators = spec.get("configMapGenerator")
+        for generator in generators if isinstance(generators, list) else ():
+            name = generator.get("name") if isinstance(generator, dict) else None
+            # the name, or the name and the hash suffix kustomize appends by default
+            if not isinstance(name, str) or made not in (name, *_hashed(made, name)):
+                continue
+            files = generator.get("files")
+            for item in files if isinstance(files, list) else ():
+                if not isinstance(item, str):
+                    continue
+                named, _sep, path = item.rpartition("=")
+                if (named or os.path.basename(path)) != key:
+                    continue
+                folder = os.path.dirname(kfile)
+                found = os.path.normpath(os.path.join(folder, path))
+                # what kustomize itself loads (LoadRestrictionsRootOnly): inside that folder
+                return (
+                    found if inside(os.path.realpath(found), [os.path.realpath(folder)]) else None
+                )
+        return None
+
     def _elsewhere(
         self,
         doc: Document,
@@ -142,6 +174,12 @@ class OriginMapper:
                 docs, _errors = parse(source)
                 self._docs[file] = docs
         return self._docs[file]
+
+
+def _hashed(made: str, name: str) -> tuple[str, ...]:
+    """``made`` when it is ``name`` with a kustomize hash suffix (``-`` and 10 characters)."""
+    suffix = made[len(name) :]
+    return (made,) if made.startswith(name) and len(suffix) == 11 and suffix[0] == "-" else ()
 
 
 def _name(obj: Any) -> str:

