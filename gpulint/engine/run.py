@@ -39,6 +39,7 @@ from gpulint.rules import pages
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.registry import builtin_rules
 from gpulint.rules.rule import Context, Report, Rule, RuleError
+from gpulint.rules.triggers import TriggerSet
 from gpulint.yaml import toml_tree
 from gpulint.yaml.embedded import INSIDE
 from gpulint.yaml.parse import Document, documents
@@ -129,21 +130,30 @@ class SourceRules:
     silent: frozenset[str]  # codes whose checks this source cannot trigger
 
 
+# The run's rules -> their distinct ``reads`` triggers and each rule's index among them.
+# Built once a run (a worker once), keyed by the rule list it describes.
+_READS: dict[int, tuple[list[Rule], TriggerSet, tuple[tuple[str, int], ...]]] = {}
+
+
+def _reads_of(rules: list[Rule]) -> tuple[TriggerSet, tuple[tuple[str, int], ...]]:
+    known = _READS.get(id(rules))
+    if known is None or known[0] is not rules:
+        triggers = TriggerSet(r.reads for r in rules if r.reads is not None)
+        codes = tuple((r.code, triggers.index(r.reads)) for r in rules if r.reads is not None)
+        _READS.clear()
+        known = _READS[id(rules)] = (rules, triggers, codes)
+    return known[1], known[2]
+
+
 def source_rules(ctx: Context, source: Source) -> SourceRules:
     unpaired = ctx.unpaired
     silent: frozenset[str] = frozenset()
     # --values-for reads files that hold none of a chart's words as its values: every rule
     # may then report on any source (as inputs/prepare.py loads every rule).
     if not ctx.settings.values_for:
-        data = source.text.encode("utf-8", "surrogateescape")
-        lowered = data.lower()
-        matched: dict[Any, bool] = {}  # one scan a trigger: rules share them
-        for rule in ctx.rules:
-            if rule.reads is not None and rule.reads not in matched:
-                matched[rule.reads] = rule.reads.matches_text(data, lowered)
-        silent = frozenset(
-            r.code for r in ctx.rules if r.reads is not None and not matched[r.reads]
-        )
+        triggers, codes = _reads_of(ctx.rules)
+        matched = triggers.matching(source.text.encode("utf-8", "surrogateescape"))
+        silent = frozenset(code for code, i in codes if i not in matched)
 
     def hooked(check: Any, collect: Any, rule: Rule) -> bool:
         checks = check is not None and rule.code not in silent
