@@ -127,6 +127,9 @@ class SourceRules:
     document: tuple[Rule, ...]
     resource: tuple[Rule, ...]
     silent: frozenset[str]  # codes whose checks this source cannot trigger
+    # ``resource`` less the rules with nothing to do on a resource without pod specs
+    # (``Rule.pods_only`` and no collector): most objects of a big repository hold none.
+    podless: tuple[Rule, ...] = ()
 
 
 # The run's rules -> their distinct ``reads`` triggers and each rule's index among them.
@@ -158,10 +161,12 @@ def source_rules(ctx: Context, source: Source) -> SourceRules:
         checks = check is not None and rule.code not in silent
         return checks or (collect is not None and rule.code not in unpaired)
 
+    resource = tuple(r for r in ctx.rules if hooked(r.check_resource, r.collect, r))
     return SourceRules(
         tuple(r for r in ctx.rules if hooked(r.check_document, r.collect_document, r)),
-        tuple(r for r in ctx.rules if hooked(r.check_resource, r.collect, r)),
+        resource,
         silent,
+        tuple(r for r in resource if not r.pods_only or r.collect is not None),
     )
 
 
@@ -205,7 +210,11 @@ def _check_document(
         except Exception as exc:
             _failed(ctx, rule, doc, result, exc)
     for resource in resources_of(doc):
-        for rule in rules.resource:
+        try:
+            meeting = rules.resource if resource.pod_specs else rules.podless
+        except Exception:
+            meeting = rules.resource  # each rule meets the failure, and reports it, as before
+        for rule in meeting:
             try:
                 resource_rule(rule, resource)
             except Exception as exc:
