@@ -49,6 +49,8 @@ from gpulint.model.values.paths import at_path
 APP_TEMPLATE = "app-template"
 OLLAMA = "ollama"
 OLLAMA_PUBLISHER = "otwld"  # in the repository URLs the chart is published at
+HELMFILE_RELEASE = "HelmfileRelease"
+HELMFILE_API = "helmfile/release"  # not a served API: a Helmfile's release, read as a kind
 _POD_OPTIONS = (
     "runtimeClassName",
     "nodeSelector",
@@ -81,6 +83,22 @@ class ChartPod:
     workload_kind: str  # the kind the controller's type renders (Deployment by default)
 
 
+def helmfile_releases(data: Any) -> Iterator[tuple[tuple, str, str | None]]:
+    """(path, name, namespace) of each release of a Helmfile whose chart is in the table: a
+    Helmfile is no Kubernetes object, so each such release is read as a resource of its own
+    (kind :data:`HELMFILE_RELEASE`)."""
+    if not isinstance(data, dict) or "apiVersion" in data:
+        return
+    entries = data.get("releases")
+    for index, entry in enumerate(entries if isinstance(entries, list) else ()):
+        if not isinstance(entry, dict) or not isinstance(entry.get("chart"), str):
+            continue
+        if entry["chart"].strip().rstrip("/").rsplit("/", 1)[-1] in (APP_TEMPLATE, OLLAMA):
+            namespace = entry.get("namespace")
+            name = str(entry.get("name") or "<unnamed>")
+            yield ("releases", index), name, str(namespace) if namespace is not None else None
+
+
 @record(frozen=True)
 class Release:
     """Where a release names its chart, and what the object itself says of the chart."""
@@ -92,9 +110,12 @@ class Release:
     local: bool  # the chart is a folder (a Git path, a local chart), not a repository's
 
 
-def chart_pods(obj: Any) -> Iterator[ChartPod]:
-    """The pods of each release of a chart in the table that ``obj`` holds inline."""
+def chart_pods(obj: Any, scope: tuple = ()) -> Iterator[ChartPod]:
+    """The pods of each release of a chart in the table that ``obj`` holds inline (only
+    those whose values lie under ``scope``: one release of a Helmfile)."""
     for chart, values_path in releases.chart_values(obj):
+        if values_path[: len(scope)] != scope:
+            continue
         if chart == OLLAMA:
             pod = _ollama_pod(obj, values_path)
             if pod is not None:
