@@ -3,10 +3,11 @@
 What was read, in the search index's stored copies of otwld/ollama-helm (no newer copy of the
 template was available; a version this module reads beyond them is read as these render):
 
-- ``templates/deployment.yaml`` at commit bf05e98b02dc7d9f1becd193f02b813166761b7a (the
-  release with Knative, ``extraEnv``, ``ollama.gpu.nvidiaResource`` and ``ollama.gpu.mig``:
-  chart 0.59.0 or later, before ``extraEnvFrom``), with ``values.yaml`` at 7d5e2accda30 (its
-  defaults) and ``templates/knative/service.yaml`` at c1aecea576428a;
+- ``templates/deployment.yaml`` at commit bf05e98b02dc7d9f1becd193f02b813166761b7a (a 0.x
+  release from 0.59.0 on: Knative, ``extraEnv``, ``ollama.gpu.nvidiaResource``,
+  ``ollama.gpu.mig.devices`` and a custom ``lifecycle``, no ``NVIDIA_VISIBLE_DEVICES``, no
+  ``extraEnvFrom`` yet), with ``values.yaml`` at 7d5e2accda30 (its defaults) and
+  ``templates/knative/service.yaml`` at c1aecea576428a;
 - the chartsnap snapshots ``test/__snapshots__/test_*.values.snap`` of chart 1.4.1 (the
   Deployment's ``resources``, ``env`` and ``imagePullPolicy`` rendered as above);
 - ``templates/resourceclaimtemplate.yaml`` at 60a9ef4dcc79 (``ollama.gpu.draEnabled``, chart
