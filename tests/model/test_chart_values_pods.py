@@ -125,3 +125,30 @@ def test_an_argo_cd_application_s_values_object(tmp_path):
 
 def test_a_chart_not_in_the_table_is_never_read_as_app_template():
     assert _pods(HELMRELEASE.replace("chart: app-template", "chart: jellyfin")) == []
+
+
+HELMFILE = """\
+releases:
+  - name: plex
+    namespace: media
+    chart: bjw-s/app-template
+    values:
+      - controllers:
+          plex:
+            containers:
+              app:
+                image: {repository: ghcr.io/home-operations/plex, tag: 1.41.3}
+                env:
+                  NVIDIA_VISIBLE_DEVICES: all
+  - name: device-plugin
+    chart: nvdp/nvidia-device-plugin
+    values:
+      - migStrategy: single
+"""
+
+
+def test_a_helmfile_release_is_read_as_a_resource_of_its_own(tmp_path):
+    found = lint(tmp_path, HELMFILE, "--select", "GPU701", name="helmfile.yaml")
+    assert where(found) == [("GPU701", 12, 43)]
+    assert found[0]["resource"]["kind"] == "HelmfileRelease"
+    assert (found[0]["resource"]["namespace"], found[0]["resource"]["name"]) == ("media", "plex")
