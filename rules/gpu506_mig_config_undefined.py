@@ -324,17 +324,24 @@ def finalize(found: list, ctx: Context) -> Iterator[Report]:
     namespaces = {fact.namespace for fact in found if isinstance(fact, OperatorNamespace)}
     operator_namespace = next(iter(namespaces)) if len(namespaces) == 1 else None
     reads = [_reads(use.declared, configs, operator_namespace) for use in uses]
+    known = [(use, read) for use, read in zip(uses, reads, strict=True) if read is not None]
     seen: set = set()
-    for use, read in zip(uses, reads, strict=True):
-        if read is not None:
-            yield from _check_default(use, read, configs, seen)
+    yield from _check_defaults(known, configs, seen)
     named = [fact for fact in found if isinstance(fact, Named)]
     if not uses:
         yield from _check_any(named, configs, seen)
-    elif all(read is not None for read in reads):
-        known = [(use, read) for use, read in zip(uses, reads, strict=True) if read is not None]
-        yield from _check_in_use(named, known, configs, seen)
+    elif len(known) == len(uses):
+        yield from _check_in_use(named, _merged(known), configs, seen)
     # else: some input names a ConfigMap the run does not hold; its names are unknown
+
+
+def _merged(known: list[tuple[InUse, Reads]]) -> list[tuple[str, Reads, list[InUse]]]:
+    """The configs MIG manager is given, each with the inputs that give it (a chart's values
+    and the ClusterPolicy it renders name one ConfigMap: one config, two inputs)."""
+    merged: dict[Reads, list[InUse]] = {}
+    for use, read in known:
+        merged.setdefault(read, []).append(use)
+    return [(" and ".join(u.declared.how for u in us), read, us) for read, us in merged.items()]
 
 
 def _reads(
@@ -378,26 +385,27 @@ def _check_any(named: list[Named], configs: list[Defined], seen: set) -> Iterato
 
 
 def _check_in_use(
-    named: list[Named], known: list[tuple[InUse, Reads]], configs: list[Defined], seen: set
+    named: list[Named],
+    given: list[tuple[str, Reads, list[InUse]]],
+    configs: list[Defined],
+    seen: set,
 ) -> Iterator[Report]:
-    related = [(use.anchor, f"MIG manager reads {read.what}") for use, read in known]
+    related = [(u.anchor, f"MIG manager reads {read.what}") for _, read, us in given for u in us]
     for fact in named:
-        if not _judged(fact.name) or any(read.defines(fact.name) for _, read in known):
+        if not _judged(fact.name) or any(read.defines(fact.name) for _, read, _ in given):
             continue
         if not _first(fact.anchor, seen):
             continue
-        choices = [name for _, read in known for name in read.choices()]
+        choices = [name for _, read, _ in given for name in read.choices()]
         hint = _elsewhere(fact.name, configs) + _did_you_mean(fact.name, choices)
-        if len(known) == 1:
-            use, read = known[0]
+        if len(given) == 1:
+            how, read, _ = given[0]
             what = (
                 f"which {read.what} does not define ({read.listed()}); MIG manager reads that "
-                f"config ({use.declared.how}), so it"
+                f"config ({how}), so it"
             )
         else:
-            each = "; ".join(
-                f"{read.what} ({read.listed()}), by {use.declared.how}" for use, read in known
-            )
+            each = "; ".join(f"{read.what} ({read.listed()}), by {how}" for how, read, _ in given)
             what = f"which none of the configs MIG manager is given defines ({each}): MIG manager"
         yield Report.placed(
             fact.anchor,
@@ -407,13 +415,28 @@ def _check_in_use(
         )
 
 
-def _check_default(use: InUse, read: Reads, configs: list[Defined], seen: set) -> Iterator[Report]:
+def _check_defaults(
+    known: list[tuple[InUse, Reads]], configs: list[Defined], seen: set
+) -> Iterator[Report]:
+    """Each default once: a chart's values and the ClusterPolicy it renders say the same thing,
+    reported at the values (where it is changed)."""
+    groups: dict[tuple, list[InUse]] = {}
+    for use, read in known:
+        default = use.declared.default
+        if default is not None and use.default_anchor is not None:
+            groups.setdefault((default[1], read), []).append(use)
+    for (value, read), group in groups.items():
+        group.sort(key=lambda u: u.default_anchor is None or u.default_anchor.resource is not None)
+        yield from _check_default(group, value, read, configs, seen)
+
+
+def _check_default(
+    group: list[InUse], value: str, read: Reads, configs: list[Defined], seen: set
+) -> Iterator[Report]:
     """The config the operator gives nodes without the label must be in the config it reads."""
-    default = use.declared.default
-    if default is None or use.default_anchor is None:
-        return
-    value = default[1]
-    if not _judged(value) or read.defines(value) or not _first(use.default_anchor, seen):
+    use = group[0]
+    anchor = use.default_anchor
+    if anchor is None or not _judged(value) or read.defines(value) or not _first(anchor, seen):
         return
     enum = catalog.gpu_operator()["clusterpolicy"]["migManager_config_default_enum"]
     crd = (
@@ -424,13 +447,15 @@ def _check_default(use: InUse, read: Reads, configs: list[Defined], seen: set) -
         + " here"
     )
     hint = _elsewhere(value, configs) + _did_you_mean(value, read.choices())
+    how = " and ".join(u.declared.how for u in group)
+    related = [(use.anchor, f"MIG manager reads {read.what}")]
+    related += [(u.default_anchor, "the same default") for u in group[1:] if u.default_anchor]
     yield Report.placed(
-        use.default_anchor,
+        anchor,
         f"{use.default_label} names MIG config {value!r}, which {read.what} does not define "
-        f"({read.listed()}): MIG manager reads that config ({use.declared.how}) and cannot "
-        f"apply it to the nodes that carry no nvidia.com/mig.config label, which end "
-        f"{FAILED}{crd}{hint}",
-        [(use.anchor, f"MIG manager reads {read.what}")],
+        f"({read.listed()}): MIG manager reads that config ({how}) and cannot apply it to "
+        f"the nodes that carry no nvidia.com/mig.config label, which end {FAILED}{crd}{hint}",
+        related,
     )
 
 

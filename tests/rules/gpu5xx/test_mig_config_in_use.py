@@ -315,7 +315,7 @@ def test_argo_application_values_string_and_default(tmp_path):
 
 
 def test_one_finding_per_label_when_two_inputs_name_the_config(tmp_path):
-    """A ClusterPolicy and values that agree: the label is one root cause, one finding."""
+    """A ClusterPolicy and values that agree: one config MIG manager reads, one finding."""
     values = "driver:\n  enabled: true\nmigManager:\n  config:\n    name: custom-mig-config\n"
     files = {
         "custom.yaml": CUSTOM,
@@ -325,7 +325,38 @@ def test_one_finding_per_label_when_two_inputs_name_the_config(tmp_path):
     }
     found = lint_files(tmp_path, files)
     assert places(found) == [("GPU506", "node.yaml", 6, 28)]
-    assert "none of the configs MIG manager is given defines" in found[0]["message"]
+    message = found[0]["message"]
+    assert "which ConfigMap custom-mig-config does not define (all-disabled, inference-7x1g)" in (
+        message
+    )
+    assert (
+        "(ClusterPolicy cluster-policy spec.migManager.config.name and GPU Operator values "
+        "migManager.config.name)" in message
+    )
+
+
+def test_two_inputs_that_name_two_configs(tmp_path):
+    """The label must be in one of them; the message names both and who gave each."""
+    values = 'driver:\n  enabled: true\nmigManager:\n  config:\n    name: ""\n'
+    files = {
+        "custom.yaml": CUSTOM,
+        "other.yaml": OTHER,
+        "policy.yaml": policy("name: custom-mig-config"),
+        "values.yaml": values,
+        "node.yaml": NODE.format(name="training-3x3g"),
+    }
+    found = lint_files(tmp_path, files)
+    assert places(found) == [("GPU506", "node.yaml", 6, 28)]
+    assert (
+        "which none of the configs MIG manager is given defines (ConfigMap custom-mig-config "
+        "(all-disabled, inference-7x1g), by ClusterPolicy cluster-policy "
+        "spec.migManager.config.name; the operator's default config (all-disabled, "
+        "all-enabled, all-balanced, all-<profile>), by GPU Operator values "
+        "migManager.config.name)" in found[0]["message"]
+    )
+    for name in ("inference-7x1g", "all-3g.40gb"):
+        files["node.yaml"] = NODE.format(name=name)
+        assert lint_files(tmp_path, files) == [], name
 
 
 def test_two_inputs_one_of_them_unknown_say_nothing_about_labels(tmp_path):
@@ -402,3 +433,72 @@ def test_default_config_names(name, expected):
 )
 def test_release_namespace(data, prefix, expected):
     assert mig_manager.release_namespace(data, prefix) == expected
+
+
+# --- a rendered operator chart ------------------------------------------------------------------
+
+CHART_VALUES = """\
+driver:
+  enabled: true
+migManager:
+  enabled: true
+  config:
+    name: custom-mig-config
+    create: true
+    default: all-disabled
+    data:
+      config.yaml: |
+        version: v1
+        mig-configs:
+          inference-7x1g:
+            - devices: all
+              mig-enabled: true
+              mig-devices:
+                "1g.10gb": 7
+"""
+
+# Two templates written for this test after the operator chart's: the ClusterPolicy gets the
+# config's name and default, and the ConfigMap is made from data when create is true.
+CHART_POLICY = """\
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata:
+  name: cluster-policy
+spec:
+  migManager:
+    enabled: {{ .Values.migManager.enabled }}
+    config:
+      name: {{ .Values.migManager.config.name }}
+      default: {{ .Values.migManager.config.default | quote }}
+"""
+
+CHART_CONFIGMAP = """\
+{{- if .Values.migManager.config.create }}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Values.migManager.config.name }}
+  namespace: {{ .Release.Namespace }}
+data: {{ toYaml .Values.migManager.config.data | nindent 2 }}
+{{- end }}
+"""
+
+
+def test_chart_values_and_the_cluster_policy_they_render_give_one_finding(tmp_path, real_helm):
+    """The default is said twice (values, rendered ClusterPolicy): one finding, at the values."""
+    chart = tmp_path / "gpu-operator"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: gpu-operator\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text(CHART_VALUES)
+    (chart / "templates" / "clusterpolicy.yaml").write_text(CHART_POLICY)
+    (chart / "templates" / "mig-config.yaml").write_text(CHART_CONFIGMAP)
+    result = run_cli("check", "--format", "json", "--select", "GPU506", str(chart))
+    found = json.loads(result.output)["findings"]
+    assert places(found) == [("GPU506", "values.yaml", 8, 14)]
+    message = found[0]["message"]
+    assert message.startswith(
+        "GPU Operator values migManager.config.default names MIG config 'all-disabled', which "
+        "ConfigMap custom-mig-config does not define (inference-7x1g)"
+    )
+    related = [(r["path"].rsplit("/", 1)[1], r["line"]) for r in found[0]["related"]]
+    assert related == [("values.yaml", 6), ("clusterpolicy.yaml", 10)]
