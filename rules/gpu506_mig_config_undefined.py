@@ -93,6 +93,10 @@ spec:
         group: karpenter.k8s.aws
         kind: EC2NodeClass
         name: default
+      requirements:
+        - key: node.kubernetes.io/instance-type
+          operator: In
+          values: ["p4de.24xlarge"]
 ```
 
 ## Passing example
@@ -151,6 +155,10 @@ spec:
         group: karpenter.k8s.aws
         kind: EC2NodeClass
         name: default
+      requirements:
+        - key: node.kubernetes.io/instance-type
+          operator: In
+          values: ["p4de.24xlarge"]
 ```
 
 ## How to fix
