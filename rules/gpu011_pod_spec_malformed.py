@@ -68,6 +68,7 @@ rule = Rule(
     "A pod spec field has the wrong shape (a scalar for a mapping or list); the API server "
     "rejects the object.",
     __doc__,
+    pods_only=True,
 )
 
 

@@ -86,6 +86,7 @@ rule = Rule(
     "A GPU resource is requested without a limit; the API server rejects the pod.",
     __doc__,
     fix=FixSafety.SAFE,
+    pods_only=True,
 )
 
 

@@ -80,6 +80,7 @@ rule = Rule(
     "A GPU request differs from its limit; the API server rejects the pod.",
     __doc__,
     fix=FixSafety.UNSAFE,
+    pods_only=True,
 )
 
 

@@ -74,6 +74,7 @@ rule = Rule(
     Severity.ERROR,
     "A GPU quantity is not a whole non-negative number.",
     __doc__,
+    pods_only=True,
 )
 
 

@@ -88,6 +88,7 @@ rule = Rule(
     Severity.ERROR,
     "A pod requests more GPUs than any node it can land on holds; it stays Pending.",
     __doc__,
+    pods_only=True,
 )
 
 COUNT_LABEL = "nvidia.com/gpu.count"

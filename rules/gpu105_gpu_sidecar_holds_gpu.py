@@ -96,6 +96,7 @@ rule = Rule(
     "An init container or sidecar requests GPUs, which the pod then holds beyond its app's needs.",
     __doc__,
     reads=mentions("initContainers"),  # init containers and restartable sidecars
+    pods_only=True,
 )
 
 

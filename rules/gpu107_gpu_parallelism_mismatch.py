@@ -102,6 +102,7 @@ rule = Rule(
     Severity.WARNING,
     "A serving or training command's parallel degree differs from the GPUs its container holds.",
     __doc__,
+    pods_only=True,
 )
 
 # What a launcher says when it has fewer GPUs than ranks.

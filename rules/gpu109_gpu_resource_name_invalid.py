@@ -66,6 +66,7 @@ rule = Rule(
     "A GPU resource name is mistyped: not a qualified name (rejected) or not one any "
     "device plugin offers (Pending).",
     __doc__,
+    pods_only=True,
 )
 
 

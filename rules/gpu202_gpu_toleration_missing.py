@@ -167,6 +167,7 @@ rule = Rule(
     Severity.WARNING,
     "A GPU workload does not tolerate the GPU taint; it stays Pending on tainted GPU nodes.",
     __doc__,
+    pods_only=True,
 )
 
 

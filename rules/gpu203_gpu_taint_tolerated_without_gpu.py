@@ -122,6 +122,7 @@ rule = Rule(
     Severity.WARNING,
     "A workload that requests no GPU tolerates the GPU taint and can take GPU nodes.",
     __doc__,
+    pods_only=True,
 )
 
 

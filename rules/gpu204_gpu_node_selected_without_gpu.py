@@ -83,6 +83,7 @@ rule = Rule(
     Severity.WARNING,
     "A workload that requests no GPU can only run on GPU nodes.",
     __doc__,
+    pods_only=True,
 )
 
 

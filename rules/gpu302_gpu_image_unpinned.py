@@ -126,6 +126,7 @@ rule = Rule(
             "servers.",
         ),
     ),
+    pods_only=True,
 )
 
 

@@ -76,6 +76,7 @@ rule = Rule(
     "A MIG profile is requested on GPU products that do not offer it.",
     __doc__,
     reads=mentions("mig", ignore_case=True),  # a nvidia.com/mig-<profile> request
+    pods_only=True,
 )
 
 

@@ -98,6 +98,7 @@ rule = Rule(
     "A workload sets NVIDIA_VISIBLE_DEVICES and sees GPUs the device plugin did not allocate.",
     __doc__,
     reads=mentions("NVIDIA_VISIBLE_DEVICES"),  # the variable it checks
+    pods_only=True,
 )
 
 VARIABLE = "NVIDIA_VISIBLE_DEVICES"

@@ -86,6 +86,7 @@ rule = Rule(
     "CUDA_VISIBLE_DEVICES names devices the container lacks, or fewer than its command uses.",
     __doc__,
     reads=mentions("CUDA_VISIBLE_DEVICES"),  # the variable it checks
+    pods_only=True,
 )
 
 VARIABLE = "CUDA_VISIBLE_DEVICES"

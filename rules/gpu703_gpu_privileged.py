@@ -74,6 +74,7 @@ rule = Rule(
     "A privileged container in a GPU pod sees every GPU of the node, not just its allocation.",
     __doc__,
     reads=mentions("privileged"),  # securityContext.privileged
+    pods_only=True,
 )
 
 

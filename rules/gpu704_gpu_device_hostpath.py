@@ -114,6 +114,7 @@ rule = Rule(
     "A hostPath volume mounts GPU devices (bypassing the device plugin) or driver files.",
     __doc__,
     reads=mentions("hostPath"),  # a hostPath volume
+    pods_only=True,
 )
 
 _DEVICE = re.compile(r"^/dev/(?:nvidia[^/]*|dri|kfd)(?:/|$)")

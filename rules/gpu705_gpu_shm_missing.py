@@ -135,6 +135,7 @@ rule = Rule(
             "several driven by one process): only DataLoader workers could fill /dev/shm there.",
         ),
     ),
+    pods_only=True,
 )
 
 SHM = "/dev/shm"

@@ -112,6 +112,7 @@ rule = Rule(
     "A DRA claim, claim template or request name resolves to nothing.",
     __doc__,
     reads=mentions("claims", "resourceClaim"),  # resources.claims, resourceClaims, ...
+    pods_only=True,
 )
 
 _RESOURCE = {TEMPLATE: "resourceclaimtemplate", "ResourceClaim": "resourceclaim"}

@@ -64,6 +64,7 @@ rule = Rule(
     "A pod declares a DRA claim that no container uses.",
     __doc__,
     reads=mentions("resourceClaims"),  # a pod's spec.resourceClaims
+    pods_only=True,
 )
 
 

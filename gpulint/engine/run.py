@@ -8,7 +8,7 @@ resource here and decide once all files of a deployable unit are read (:func:`ru
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
@@ -41,6 +41,7 @@ from gpulint.rules import pages
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.registry import builtin_rules
 from gpulint.rules.rule import Context, Report, Rule, RuleError
+from gpulint.rules.triggers import TriggerSet
 from gpulint.yaml import layered, toml_tree
 from gpulint.yaml.embedded import INSIDE
 from gpulint.yaml.parse import Document, documents
@@ -108,13 +109,12 @@ def _internal_error(rule: Rule, doc: Document, exc: Exception, ctx: Context) -> 
     return InputError(doc.source.path, message, doc.line, 1)
 
 
-def _guarded(ctx: Context, rule: Rule, doc: Document, result: FileResult, call: Callable) -> None:
-    try:
-        call()
-    except RuleError as exc:  # reported at the configuration, once however often raised
+def _failed(ctx: Context, rule: Rule, doc: Document, result: FileResult, exc: Exception) -> None:
+    """What a rule that raised leaves in the result; the other rules go on."""
+    if isinstance(exc, RuleError):  # reported at the configuration, once however often raised
         if exc.error not in result.errors:
             result.errors.append(exc.error)
-    except Exception as exc:  # a bug in one rule must not hide what the others find
+    else:  # a bug in one rule must not hide what the others find
         result.errors.append(_internal_error(rule, doc, exc, ctx))
 
 
@@ -130,57 +130,61 @@ class SourceRules:
     document: tuple[Rule, ...]
     resource: tuple[Rule, ...]
     silent: frozenset[str]  # codes whose checks this source cannot trigger
+    # ``resource`` less the rules with nothing to do on a resource without pod specs
+    # (``Rule.pods_only`` and no collector): most objects of a big repository hold none.
+    podless: tuple[Rule, ...] = ()
 
 
-def source_rules(ctx: Context, source: Source) -> SourceRules:
+# The run's rules -> their distinct ``reads`` triggers and each rule's index among them.
+# Built once a run (a worker once), keyed by the rule list it describes.
+_READS: dict[int, tuple[list[Rule], TriggerSet, tuple[tuple[str, int], ...]]] = {}
+
+
+def _reads_of(rules: list[Rule]) -> tuple[TriggerSet, tuple[tuple[str, int], ...]]:
+    known = _READS.get(id(rules))
+    if known is None or known[0] is not rules:
+        triggers = TriggerSet(r.reads for r in rules if r.reads is not None)
+        codes = tuple((r.code, triggers.index(r.reads)) for r in rules if r.reads is not None)
+        _READS.clear()
+        known = _READS[id(rules)] = (rules, triggers, codes)
+    return known[1], known[2]
+
+
+def source_rules(ctx: Context, source: Source, also: str = "") -> SourceRules:
+    """The rules for ``source``'s documents (``also``: text they read from elsewhere, the
+    values a GitOps release names, which the triggers search too)."""
     unpaired = ctx.unpaired
     silent: frozenset[str] = frozenset()
     # --values-for reads files that hold none of a chart's words as its values: every rule
     # may then report on any source (as inputs/prepare.py loads every rule).
     if not ctx.settings.values_for:
-        data = source.text.encode("utf-8", "surrogateescape")
-        lowered = data.lower()
-        matched: dict[Any, bool] = {}  # one scan a trigger: rules share them
-        for rule in ctx.rules:
-            if rule.reads is not None and rule.reads not in matched:
-                matched[rule.reads] = rule.reads.matches_text(data, lowered)
-        silent = frozenset(
-            r.code for r in ctx.rules if r.reads is not None and not matched[r.reads]
-        )
+        triggers, codes = _reads_of(ctx.rules)
+        text = source.text + "\n" + also if also else source.text
+        matched = triggers.matching(text.encode("utf-8", "surrogateescape"))
+        silent = frozenset(code for code, i in codes if i not in matched)
 
     def hooked(check: Any, collect: Any, rule: Rule) -> bool:
         checks = check is not None and rule.code not in silent
         return checks or (collect is not None and rule.code not in unpaired)
 
+    resource = tuple(r for r in ctx.rules if hooked(r.check_resource, r.collect, r))
     return SourceRules(
         tuple(r for r in ctx.rules if hooked(r.check_document, r.collect_document, r)),
-        tuple(r for r in ctx.rules if hooked(r.check_resource, r.collect, r)),
+        resource,
         silent,
+        tuple(r for r in resource if not r.pods_only or r.collect is not None),
     )
 
 
-def _with_values_read(ctx: Context, rules: SourceRules, extras: tuple) -> SourceRules:
+def _with_values_read(
+    ctx: Context, source: Source, rules: SourceRules, extras: tuple
+) -> SourceRules:
     """``rules`` for a document whose releases read values from other files
-    (model/values/joined.py): a rule whose trigger that text holds may report on it."""
+    (model/values/joined.py): a rule whose trigger that text holds may report on it too."""
     text = "\n".join(extra.text for extra in extras if extra.text)
     if not text or not rules.silent:
         return rules
-    data = text.encode("utf-8", "surrogateescape")
-    lowered = data.lower()
-    woken = {
-        r.code
-        for r in ctx.rules
-        if r.code in rules.silent and r.reads is not None and r.reads.matches_text(data, lowered)
-    }
-    if not woken:
-        return rules
-    silent = rules.silent - woken
-    widened = [r for r in ctx.rules if r.code in woken]
-    return SourceRules(
-        rules.document + tuple(r for r in widened if r.check_document and r not in rules.document),
-        rules.resource + tuple(r for r in widened if r.check_resource and r not in rules.resource),
-        silent,
-    )
+    return source_rules(ctx, source, text)
 
 
 def _check_document(
@@ -215,13 +219,23 @@ def _check_document(
                 result.facts.setdefault(rule.code, []).extend(facts)
 
     # Only rules with a hook for it: a call per rule and document is most of a small one's cost.
+    # The try inside the loop costs nothing until a rule raises (a call per rule and
+    # resource is most of a small document's cost).
     for rule in rules.document:
-        _guarded(ctx, rule, doc, result, lambda rule=rule: document_rule(rule))
+        try:
+            document_rule(rule)
+        except Exception as exc:
+            _failed(ctx, rule, doc, result, exc)
     for resource in resources_of(doc):
-        for rule in rules.resource:
-            _guarded(
-                ctx, rule, doc, result, lambda rule=rule, res=resource: resource_rule(rule, res)
-            )
+        try:
+            meeting = rules.resource if resource.pod_specs else rules.podless
+        except Exception:
+            meeting = rules.resource  # each rule meets the failure, and reports it, as before
+        for rule in meeting:
+            try:
+                resource_rule(rule, resource)
+            except Exception as exc:
+                _failed(ctx, rule, doc, result, exc)
         if settings.verbose and resource.generic:
             result.notices.append(
                 f"{resource.kind} ({resource.api_version}) is not in the workload table; "
@@ -317,7 +331,7 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
             errors.extend(unread)
             extras = flux.get(doc.index, ()) + files
             with joined.scope(extras):
-                _check_document(ctx, doc, result, _with_values_read(ctx, rules, extras))
+                _check_document(ctx, doc, result, _with_values_read(ctx, source, rules, extras))
             if wants_annotations:
                 annotations.extend(suppress.annotations_of(doc))
         except Exception as exc:  # a bug in a rule must not hide the other files' findings

@@ -23,7 +23,7 @@ from gpulint.core.findings import InputError
 from gpulint.core.sources import read_bytes
 from gpulint.inputs.discover import Target
 from gpulint.rules.registry import Rule
-from gpulint.rules.triggers import Trigger
+from gpulint.rules.triggers import Trigger, TriggerSet
 
 _WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # also the start of UTF-32's
 
@@ -37,32 +37,41 @@ class RuleTriggers:
     that cannot be read as bytes here (``None``) rules nothing out."""
 
     def __init__(self, rules: Iterable[Rule]) -> None:
-        self._waiting: dict[tuple[str, str], Trigger] = {}
+        waiting: dict[tuple[str, str], Trigger] = {}
         for rule in rules:
             if rule.partner is not None:
-                self._waiting["unpaired", rule.code] = rule.partner
+                waiting["unpaired", rule.code] = rule.partner
             reads = rule.reads_trigger()
             if reads is not None:
-                self._waiting["inapplicable", rule.code] = reads
+                waiting["inapplicable", rule.code] = reads
+        # Each distinct trigger is tested once an input, and no more once an input matched it.
+        self._set = TriggerSet(waiting.values())
+        self._waiting = {key: self._set.index(trigger) for key, trigger in waiting.items()}
+        self._pending = set(self._waiting.values())
 
     def see(self, data: bytes | None) -> None:
         if data is None:
-            self._waiting.clear()  # cannot tell: every rule may have something to read
+            self._pending.clear()  # cannot tell: every rule may have something to read
             return
-        for key, trigger in list(self._waiting.items()):
-            if trigger.matches(data):
-                del self._waiting[key]
+        if self._pending:
+            self._pending -= self._set.matching(data, sorted(self._pending))
 
     @property
     def done(self) -> bool:
         """Every rule is matched already: nothing more to search."""
-        return not self._waiting
+        return not self._pending
+
+    def _still(self, wanted: str) -> frozenset[str]:
+        pending = self._pending
+        return frozenset(
+            code for (kind, code), i in self._waiting.items() if kind == wanted and i in pending
+        )
 
     def unpaired(self) -> frozenset[str]:
-        return frozenset(code for kind, code in self._waiting if kind == "unpaired")
+        return self._still("unpaired")
 
     def inapplicable(self) -> frozenset[str]:
-        return frozenset(code for kind, code in self._waiting if kind == "inapplicable")
+        return self._still("inapplicable")
 
 
 def unpaired_rules(rules: Iterable[Rule], targets: Sequence[Target]) -> frozenset[str]:

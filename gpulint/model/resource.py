@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from gpulint.core.findings import ResourceRef
 from gpulint.core.record import field, record
-from gpulint.model.kinds import kubeai
+from gpulint.model.kinds import charts, kubeai
 from gpulint.model.kinds import table as workloads
 from gpulint.model.kinds.charts import chart_pods
 from gpulint.model.kinds.generic import find_generic
@@ -150,6 +150,9 @@ class Resource:
     namespace: str | None
     # Facts derived once and shared by every rule (:func:`shared`); dropped by release().
     memo: dict = field(default_factory=dict, repr=False, compare=False)
+    # A Helmfile release read as a resource (kinds/charts.helmfile_releases): the path of the
+    # release in ``obj``, the Helmfile, whose chart pods under it are this resource's pods.
+    scope: tuple | None = None
 
     @cached_property
     def ref(self) -> ResourceRef:
@@ -188,8 +191,10 @@ class Resource:
                     redirects=pod.built.redirects,
                     workload_kind=pod.workload_kind,
                 )
-                for pod in chart_pods(self.obj)
+                for pod in chart_pods(self.obj, self.scope or ())
             ]
+            if self.scope is not None:
+                return charted  # a Helmfile release: its chart's pods, nothing guessed
             return charted or [
                 PodSpec(self, g.path, g.spec, g.metadata_path, g.role, None)
                 for g in find_generic(self.obj, self.api_version)
@@ -344,6 +349,14 @@ def _resources_of(doc: Document) -> Iterator[Resource]:
     resource = _resource(doc, (), data)
     if resource is not None:
         yield resource
+        return
+    # A Helmfile's releases of charts whose values are pod specs, each a resource.
+    found = False
+    for scope, name, namespace in charts.helmfile_releases(data):
+        found = True
+        kind, api_version = charts.HELMFILE_RELEASE, charts.HELMFILE_API
+        yield Resource(doc, (), data, kind, api_version, name, namespace, scope=scope)
+    if found:
         return
     # A KubeAI values file: each resource profile is the pod of the Models that name it.
     for prefix, name, profile in kubeai.profiles_of(data):

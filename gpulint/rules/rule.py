@@ -198,6 +198,9 @@ class Rule:
     # findings' worth depends on what the team wants (advice judged rarely worth reading on
     # repositories nobody tuned it on) is opt-in: --select/--extend-select it by code or name.
     default: bool = True
+    # Its resource check reads pod specs only (``for pod in resource.pod_specs``): a resource
+    # without one (a Service, a ConfigMap, a CRD) never meets it. Collectors still run.
+    pods_only: bool = False
     # For a rule read from the pack index: the module that defines it, imported (with
     # the rule's hooks) only when a run needs them (pack_index.resolved). None: the rule
     # itself, hooks and all.

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from gpulint.core.record import record
@@ -90,3 +91,42 @@ def trigger_from_data(data: dict[str, Any] | None) -> Trigger | None:
     if "kind_is" in data:
         return KindIs(tuple(data["kind_is"]))
     return Mentions(tuple(data["mentions"]), bool(data.get("ignore_case")))
+
+
+class TriggerSet:
+    """Distinct triggers of a set of rules, each tested once an input.
+
+    Rules share triggers (every MIG rule reads ``mig``), and the same input is asked of
+    all of them: the set keeps each trigger once, its words encoded once, and lowers an
+    input once for every case-insensitive trigger. Built once a run, not once an input.
+    """
+
+    def __init__(self, triggers: Iterable[Trigger]) -> None:
+        self.triggers: tuple[Trigger, ...] = tuple(dict.fromkeys(triggers))
+        self._index = {trigger: i for i, trigger in enumerate(self.triggers)}
+        self._words = [
+            _encoded(t.words, t.ignore_case) if type(t) is Mentions else () for t in self.triggers
+        ]
+
+    def index(self, trigger: Trigger) -> int:
+        return self._index[trigger]
+
+    def matching(self, data: bytes, among: Iterable[int] | None = None) -> set[int]:
+        """Indexes of the triggers (of ``among``, else all) that ``data`` matches."""
+        found: set[int] = set()
+        lowered: bytes | None = None
+        for i in range(len(self.triggers)) if among is None else among:
+            trigger = self.triggers[i]
+            if type(trigger) is Mentions:
+                text = data
+                if trigger.ignore_case:
+                    if lowered is None:
+                        lowered = data.lower()
+                    text = lowered
+                for word in self._words[i]:
+                    if word in text:
+                        found.add(i)
+                        break
+            elif trigger.matches(data):
+                found.add(i)
+        return found

@@ -74,14 +74,24 @@ class Layered:
     which names the release in its document, so every reader of one document gets the
     same step."""
 
-    __slots__ = ("key", "release", "layers", "values", "label")
+    __slots__ = ("key", "release", "layers", "values", "label", "anchor")
 
-    def __init__(self, key: str, release: tuple, layers: tuple[Layer, ...], label: str) -> None:
+    def __init__(
+        self,
+        key: str,
+        release: tuple,
+        layers: tuple[Layer, ...],
+        label: str,
+        anchor: tuple = (),
+    ) -> None:
         self.key = key
         self.release = release  # the release's path in the host object ("spec",), ...
         self.layers = layers  # lowest precedence first
         self.label = label
         self.values = merged(layers)
+        # The steps a values path puts before this one (``release`` for a release's values:
+        # readers that tell releases apart by their path's start see the release there).
+        self.anchor = anchor
 
     def __eq__(self, other: object) -> bool:
         return type(other) is Layered and other.key == self.key
@@ -115,7 +125,10 @@ class Layered:
 
     def place(self, before: tuple, sub: tuple, at: str, host_place: HostPlace) -> tuple:
         """(location, pointer, template, template location, value source) of ``sub``, as
-        ``positions.place_with_value`` gives them; ``before`` is the path to the step."""
+        ``positions.place_with_value`` gives them; ``before`` is the path to the step (the
+        object's place in its document, then the step's ``anchor``)."""
+        if self.anchor and before[len(before) - len(self.anchor) :] == self.anchor:
+            before = before[: len(before) - len(self.anchor)]
         layer, rest, exact = self.owner(sub)
         if layer.host is not None:
             if rest is _NAMED:

@@ -8,7 +8,7 @@ from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
 from gpulint.engine.context import build_context, load_rule_hooks
 from gpulint.engine.run import source_rules
-from tests.helpers import lint, where
+from tests.helpers import RULES, lint, where
 
 POD = """\
 apiVersion: v1
@@ -60,3 +60,52 @@ def test_findings_are_unchanged_by_dispatch(tmp_path):
     env = POD + "      env:\n        - name: NVIDIA_VISIBLE_DEVICES\n          value: all\n"
     found = lint(tmp_path, env + "---\n" + CONFIGMAP, "--select", "GPU701")
     assert where(found) == [("GPU701", 14, 18)]
+
+
+def test_a_resource_without_pod_specs_meets_no_pods_only_check():
+    rules = _rules(CONFIGMAP)
+    assert "GPU011" in {r.code for r in rules.resource}
+    assert "GPU011" not in {r.code for r in rules.podless}  # pods only: a ConfigMap skips it
+    # GPU801 checks pods but collects claim objects too: it meets every resource
+    assert "GPU801" in {r.code for r in rules.podless}
+    assert {r.code for r in rules.podless if r.pods_only} == {
+        r.code for r in rules.resource if r.pods_only and r.collect is not None
+    }
+
+
+def _objects_without_pod_specs():
+    """Every object without a pod spec in the rules' documented examples (Nodes, ConfigMaps,
+    ClusterPolicies, RuntimeClasses, DRA objects...), the examples and the test data."""
+    from pathlib import Path
+
+    from gpulint.model.resource import resources_of
+    from gpulint.yaml.parse import parse
+
+    root = Path(__file__).resolve().parents[2]
+    texts = [(f"{r.code}.yaml", text) for r in RULES for text in r.examples()]
+    for path in sorted([*root.glob("examples/**/*.yaml"), *root.glob("tests/**/*.yaml")]):
+        try:
+            texts.append((str(path), path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError):
+            continue
+    for name, text in texts:
+        docs, _errors = parse(Source(name, text))
+        for doc in docs:
+            for resource in resources_of(doc):
+                if not resource.pod_specs:
+                    yield resource
+
+
+def test_pods_only_checks_report_nothing_on_objects_without_pod_specs():
+    """The declaration is a promise the engine relies on: a pods-only check never reports
+    on an object without a pod spec (here, every such object of the examples and tests)."""
+    ctx = build_context(Settings())
+    load_rule_hooks(ctx)
+    pods_only = [r for r in ctx.rules if r.pods_only]
+    assert len(pods_only) >= 15
+    seen = 0
+    for resource in _objects_without_pod_specs():
+        seen += 1
+        for rule in pods_only:
+            assert list(rule.check_resource(resource, ctx) or ()) == [], (rule.code, resource)
+    assert seen >= 50  # Nodes, ConfigMaps, ClusterPolicies, RuntimeClasses, DRA objects...

@@ -198,3 +198,49 @@ def test_the_rules_a_values_file_alone_triggers_judge_the_release(tmp_path, monk
     (tmp_path / "jellyfin.yaml").write_text(textwrap.dedent(values))
     found = findings_json("kustomization.yaml", "--select", "GPU701")["findings"]
     assert [(f["path"], f["line"], f["column"]) for f in found] == [("jellyfin.yaml", 9, 35)]
+
+
+HELMFILE = """\
+releases:
+  - name: plex
+    namespace: media
+    chart: bjw-s/app-template
+    values:
+      - controllers:
+          plex:
+            containers:
+              app:
+                image: {repository: ghcr.io/home-operations/plex, tag: 1.41.3}
+                env:
+                  NVIDIA_VISIBLE_DEVICES: all
+  - name: device-plugin
+    chart: nvdp/nvidia-device-plugin
+    values:
+      - migStrategy: single
+"""
+
+
+def test_a_helmfile_release_is_read_as_a_resource_of_its_own(tmp_path):
+    found = lint(tmp_path, HELMFILE, "--select", "GPU701", name="helmfile.yaml")
+    assert where(found) == [("GPU701", 12, 43)]
+    assert found[0]["resource"]["kind"] == "HelmfileRelease"
+    assert (found[0]["resource"]["namespace"], found[0]["resource"]["name"]) == ("media", "plex")
+
+
+def test_a_helmfile_release_s_pods_from_its_values_file(tmp_path, monkeypatch):
+    # a Helmfile release of app-template is a resource of its own; its values file is
+    # merged with the release's mappings, and findings land in the file
+    monkeypatch.chdir(tmp_path)
+    values = VALUES_FROM.split("values.yaml: |\n", 1)[1]
+    (tmp_path / "jellyfin.yaml").write_text(textwrap.dedent(values))
+    (tmp_path / "helmfile.yaml").write_text(
+        "releases:\n  - name: jellyfin\n    namespace: media\n    chart: bjw-s/app-template\n"
+        "    version: 4.6.2\n    values:\n      - jellyfin.yaml\n      - controllers:\n"
+        "          jellyfin:\n            containers:\n              app:\n"
+        "                resources:\n                  limits:\n"
+        "                    nvidia.com/gpu: 1\n"
+    )
+    found = findings_json("helmfile.yaml", "--select", "GPU101,GPU701")["findings"]
+    assert [(f["code"], f["path"], f["line"], f["column"]) for f in found] == [
+        ("GPU701", "jellyfin.yaml", 9, 35)
+    ]

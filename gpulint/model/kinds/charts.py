@@ -22,6 +22,17 @@ chart renders only this library):
   ``defaultPodOptionsStrategy`` defaults to ``overwrite``).
 
 Volumes (``persistence``) are not read: rules about mounts are not judged on these pods.
+
+otwld ``ollama`` (otwld/ollama-helm): its Deployment's one pod, read by ``kinds/ollama.py``
+(the template and versions read are cited there). A chart of that name is another
+publisher's (cowboysysop's ``ollama``) or a folder of the repository (a wrapper chart) as
+often as otwld's, so the release must not say otherwise: where the object itself names the
+chart's repository (an Argo CD source's ``repoURL``, a kustomize ``helmCharts`` entry's
+``repo``, the URL of a Helmfile repository the chart's ``repo/`` prefix names), it must be
+otwld's; a chart in a folder (an Argo CD ``path`` source, a Flux chart from a
+``GitRepository`` or ``Bucket`` or given as a path, a Helmfile or kustomize chart without a
+repository) is never read as it. A Flux ``HelmRepository`` is another object, which the
+release only names: there the chart's name decides.
 """
 
 from __future__ import annotations
@@ -30,11 +41,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.core.record import record
+from gpulint.model.kinds import ollama
 from gpulint.model.kinds.sites import Built, mapping
 from gpulint.model.values import releases
 from gpulint.model.values.paths import at_path
 
 APP_TEMPLATE = "app-template"
+OLLAMA = "ollama"
+OLLAMA_PUBLISHER = "otwld"  # in the repository URLs the chart is published at
+HELMFILE_RELEASE = "HelmfileRelease"
+HELMFILE_API = "helmfile/release"  # not a served API: a Helmfile's release, read as a kind
 _POD_OPTIONS = (
     "runtimeClassName",
     "nodeSelector",
@@ -67,9 +83,44 @@ class ChartPod:
     workload_kind: str  # the kind the controller's type renders (Deployment by default)
 
 
-def chart_pods(obj: Any) -> Iterator[ChartPod]:
-    """The pods of each release of a chart in the table that ``obj`` holds inline."""
+def helmfile_releases(data: Any) -> Iterator[tuple[tuple, str, str | None]]:
+    """(path, name, namespace) of each release of a Helmfile whose chart is in the table: a
+    Helmfile is no Kubernetes object, so each such release is read as a resource of its own
+    (kind :data:`HELMFILE_RELEASE`)."""
+    if not isinstance(data, dict) or "apiVersion" in data:
+        return
+    entries = data.get("releases")
+    for index, entry in enumerate(entries if isinstance(entries, list) else ()):
+        if not isinstance(entry, dict) or not isinstance(entry.get("chart"), str):
+            continue
+        if entry["chart"].strip().rstrip("/").rsplit("/", 1)[-1] in (APP_TEMPLATE, OLLAMA):
+            namespace = entry.get("namespace")
+            name = str(entry.get("name") or "<unnamed>")
+            yield ("releases", index), name, str(namespace) if namespace is not None else None
+
+
+@record(frozen=True)
+class Release:
+    """Where a release names its chart, and what the object itself says of the chart."""
+
+    chart_at: tuple  # the chart reference's path
+    version: str | None  # the chart version pinned, as written (None: not set)
+    # The repository URL the object names for the chart ("": named in another object).
+    repository: str
+    local: bool  # the chart is a folder (a Git path, a local chart), not a repository's
+
+
+def chart_pods(obj: Any, scope: tuple = ()) -> Iterator[ChartPod]:
+    """The pods of each release of a chart in the table that ``obj`` holds inline (only
+    those whose values lie under ``scope``: one release of a Helmfile)."""
     for chart, values_path in releases.chart_values(obj):
+        if values_path[: len(scope)] != scope:
+            continue
+        if chart == OLLAMA:
+            pod = _ollama_pod(obj, values_path)
+            if pod is not None:
+                yield pod
+            continue
         if chart != APP_TEMPLATE:
             continue
         values = at_path(obj, values_path)
@@ -172,3 +223,68 @@ def _env(env: Any, at: tuple) -> tuple[list | None, list]:
             redirects.append((virtual + ("value",), real))
         redirects.append((virtual, real))
     return items, redirects
+
+
+def _ollama_pod(obj: Any, values_path: tuple) -> ChartPod | None:
+    release = release_of(obj, values_path)
+    if release is None or release.local:
+        return None
+    if release.repository and OLLAMA_PUBLISHER not in release.repository.lower():
+        return None  # another publisher's chart of that name
+    read = ollama.read(at_path(obj, values_path), values_path, release.chart_at, release.version)
+    if read is None:
+        return None
+    built, replicas = read
+    return ChartPod(built, OLLAMA, replicas, "Deployment")
+
+
+def release_of(obj: Any, values_path: tuple) -> Release | None:
+    """The release whose inline values sit at ``values_path`` (``releases.chart_values``)."""
+    if not isinstance(obj, dict) or not values_path:
+        return None
+    kind = obj.get("kind")
+    if kind == "HelmRelease" and values_path == ("spec", "values"):
+        spec = ("spec", "chart", "spec")
+        reference = at_path(obj, spec + ("chart",))
+        source = mapping(at_path(obj, spec + ("sourceRef",))).get("kind")
+        local = source in ("GitRepository", "Bucket") or "/" in str(reference)
+        return Release(spec + ("chart",), _text(at_path(obj, spec + ("version",))), "", local)
+    if kind in ("Application", "ApplicationSet") and "helm" in values_path:
+        at = values_path[: values_path.index("helm")]
+        source = mapping(at_path(obj, at))
+        if not source.get("chart"):
+            return Release(at + ("path",), None, "", True)  # a chart in a Git folder
+        version = _text(source.get("targetRevision"))
+        return Release(at + ("chart",), version, str(source.get("repoURL") or ""), False)
+    if kind == "Kustomization" and values_path[:1] == ("helmCharts",):
+        at = values_path[:2]
+        entry = mapping(at_path(obj, at))
+        repository = str(entry.get("repo") or "")
+        # no repo: a chart of the kustomization's chartHome folder
+        return Release(at + ("name",), _text(entry.get("version")), repository, not repository)
+    if values_path[:1] == ("releases",):
+        at = values_path[:2]
+        entry = mapping(at_path(obj, at))
+        return _helmfile_release(obj, at, entry)
+    return None
+
+
+def _helmfile_release(obj: dict, at: tuple, entry: dict) -> Release:
+    reference = str(entry.get("chart") or "").strip()
+    version = _text(entry.get("version"))
+    if reference.startswith((".", "/")) or "/" not in reference:
+        return Release(at + ("chart",), version, "", True)  # a local chart folder
+    if "://" in reference:
+        return Release(at + ("chart",), version, reference, False)  # oci://...
+    alias = reference.split("/", 1)[0]
+    url = ""
+    for repository in obj.get("repositories") or ():
+        if isinstance(repository, dict) and repository.get("name") == alias:
+            url = str(repository.get("url") or "")
+    return Release(at + ("chart",), version, url, False)
+
+
+def _text(value: Any) -> str | None:
+    if value is None or isinstance(value, bool | dict | list):
+        return None
+    return str(value)

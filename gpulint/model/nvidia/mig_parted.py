@@ -57,11 +57,17 @@ def is_mig_parted(data: Any) -> bool:
     )
 
 
-def _embedded(path: tuple, label: str, text: str) -> FoundMigParted | None:
+def config_in_text(text: str) -> dict | None:
+    """The mig-parted config a string holds (a ConfigMap's or the chart's data entry), else None."""
     if CONFIGS not in text:
         return None
     data = plugin_config.parse_text(text)
-    return FoundMigParted(path, label, data) if is_mig_parted(data) else None
+    return data if is_mig_parted(data) else None
+
+
+def _embedded(path: tuple, label: str, text: str) -> FoundMigParted | None:
+    data = config_in_text(text)
+    return FoundMigParted(path, label, data) if data is not None else None
 
 
 def document_configs(data: Any, values_for: str | None = None) -> Iterator[FoundMigParted]:

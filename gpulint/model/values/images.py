@@ -7,6 +7,7 @@ a tag follows the last ``:`` after the last ``/``; a digest follows ``@``.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -66,10 +67,12 @@ def is_placeholder(image: str) -> bool:
     return placeholders.is_placeholder(image) or not _NOT_IN_A_REFERENCE.isdisjoint(image)
 
 
+# Pods of one run name few images, each many times (every rule that reads images asks).
+@functools.lru_cache(maxsize=4096)
 def parse_image(image: str) -> ImageRef | None:
     """None for an empty reference or one still holding a template placeholder."""
     text = image.strip()
-    if not text or is_placeholder(text) or any(c.isspace() for c in text):
+    if not text or is_placeholder(text) or len(text.split()) != 1:
         return None
     name, digest = text, None
     if "@" in name:

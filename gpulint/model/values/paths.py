@@ -8,16 +8,17 @@ from __future__ import annotations
 from typing import Any
 
 from gpulint.yaml.embedded import INSIDE, mapping_in
-from gpulint.yaml.layered import Layered
+from gpulint.yaml.layered import steps_in
 
 
 def at_path(data: Any, path: tuple) -> Any:
     """What sits at ``path`` (mapping keys and, for lists, indexes; ``INSIDE`` steps into
     the YAML mapping a string holds), else None."""
+    step = steps_in(path)
+    if step is not None:  # the merged values stand for all that comes before them
+        data, path = path[step].values, path[step + 1 :]
     for part in path:
-        if type(part) is Layered:
-            data = part.values
-        elif part == INSIDE and isinstance(data, str):
+        if part == INSIDE and isinstance(data, str):
             data = mapping_in(data)
         elif isinstance(data, dict):
             data = data.get(part)

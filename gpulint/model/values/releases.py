@@ -48,7 +48,7 @@ from gpulint.core.record import record
 from gpulint.model.values import joined, set_path
 from gpulint.model.values.paths import at_path
 from gpulint.yaml.embedded import INSIDE
-from gpulint.yaml.layered import Layer, Layered
+from gpulint.yaml.layered import Layer, Layered, steps_in
 
 
 @record(frozen=True)
@@ -76,8 +76,9 @@ def floats(version: str | None) -> bool:
 
 def belongs(values_prefix: tuple, release: tuple) -> bool:
     """Whether values placed at ``values_prefix`` are the release at ``release``'s."""
-    if values_prefix and type(values_prefix[0]) is Layered:
-        return values_prefix[0].release == release
+    step = steps_in(values_prefix)
+    if step is not None:
+        return values_prefix[step].release == release
     return values_prefix[: len(release)] == release
 
 
@@ -179,7 +180,7 @@ def _flux(data: dict) -> Iterator[tuple[str, tuple]]:
     if extra is not None and extra.layers:
         view = _view(data, _FLUX_RELEASE, extra.layers, extra.label)
         if view is not None:
-            yield name, (view,)
+            yield name, view
         return
     yield from _found(name, data, ("spec", "values"))
 
@@ -214,9 +215,10 @@ def _argo_sources(data: dict, spec: tuple) -> Iterator[tuple[str, tuple]]:
         layers: list = [base] if isinstance(at_path(data, base), dict) else []
         layers += _parameters(data, helm + ("parameters",))
         if any(isinstance(layer, Layer) for layer in layers):
-            view = _view(data, at, tuple(layers), "Argo CD values and parameters")
+            label = "Argo CD values and parameters"
+            view = _view(data, at, tuple(layers), label, at + ("helm",))
             if view is not None:
-                yield name, (view,)
+                yield name, view
         elif layers:
             yield name, layers[0]
 
@@ -259,7 +261,7 @@ def _kustomize(data: dict) -> Iterator[tuple[str, tuple]]:
             name = chart_name(entry.get("name"))
             view = _view(data, release, extra.layers, extra.label) if name else None
             if name is not None and view is not None:
-                yield name, (view,)
+                yield name, view
             continue
         yield from _found(entry.get("name"), data, release + ("valuesInline",))
 
@@ -282,11 +284,15 @@ def _helmfile(data: dict) -> Iterator[tuple[str, tuple]]:
         elif layers:
             view = _view(data, at, layers, "Helmfile release values")
             if view is not None:
-                yield name, (view,)
+                yield name, view
 
 
-def _view(data: dict, release: tuple, layers: tuple, label: str) -> Layered | None:
-    """The merged view of a release's values (built once in the current document)."""
+def _view(
+    data: dict, release: tuple, layers: tuple, label: str, anchor: tuple | None = None
+) -> tuple | None:
+    """The path of a release's merged values (the view built once in the current
+    document): ``anchor`` (default: the release's path), then the view."""
+    anchor = release if anchor is None else anchor
     owner = joined.owner_of(data)
     key = f"{owner}:{release}"
 
@@ -299,10 +305,10 @@ def _view(data: dict, release: tuple, layers: tuple, label: str) -> Layered | No
                 values = at_path(data, layer)
                 if isinstance(values, dict):
                     made.append(Layer(values, host=layer, label=_label(layer)))
-        return Layered(key, release, tuple(made), label)
+        return Layered(key, release, tuple(made), label, anchor)
 
     view = joined.cached(key, build)
-    return view if view.layers else None
+    return (*anchor, view) if view.layers else None
 
 
 def _label(path: tuple) -> str:

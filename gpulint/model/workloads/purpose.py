@@ -80,6 +80,16 @@ def runs_model_server(container: Container) -> bool:
 
 
 def pod_purpose(resource: Resource, pod: PodSpec) -> Purpose:
+    """What the pod is for, judged once a pod and kept in its resource's memo (three rules
+    ask of every pod)."""
+    key = (pod_purpose, pod.path)
+    purpose = resource.memo.get(key)
+    if purpose is None:
+        purpose = resource.memo[key] = _purpose(resource, pod)
+    return purpose
+
+
+def _purpose(resource: Resource, pod: PodSpec) -> Purpose:
     holders = [c for c in pod.containers if c.gpus]
     if is_probe_pod(pod, resource):
         return Purpose.PROBE
