@@ -26,6 +26,7 @@ from gpulint.core.findings import printable
 from gpulint.core.outputs import descriptor_link
 from gpulint.core.record import record
 from gpulint.core.settings import Settings
+from gpulint.core.sources import read_bytes
 from gpulint.inputs.discover import STDIN, Target, display_path
 from gpulint.inputs.folders import kustomization_file
 from gpulint.inputs.kustomize_refs import members
@@ -194,7 +195,7 @@ def _reads(
 ) -> Iterator[Read]:
     """Made only when an output exists already (a new file overwrites nothing): a
     kustomization's members are read from its file."""
-    yield from _reads_of(targets)
+    yield from _reads_of(targets, settings)
     yield from (Read(t.path, "a --cluster file") for t in inventory)
     if config_path:
         yield Read(config_path, "the config file")
@@ -207,18 +208,29 @@ def _reads(
         yield Read(options.pods, "--pods", whole=os.path.isdir(options.pods))
 
 
-def _reads_of(targets: Iterable[Target]) -> Iterator[Read]:
-    """What linting ``targets`` reads: the files themselves, every file of a chart, and
-    what each kustomization names (files of its bases outside the tree included)."""
+def _reads_of(targets: Iterable[Target], settings: Settings) -> Iterator[Read]:
+    """What linting ``targets`` reads: the files themselves, every file of a chart, what
+    each kustomization names (files of its bases outside the tree included), and the values
+    files a plain helmfile or kustomization's ``helmCharts`` names."""
     for target in targets:
         if target.kind == "helm":
             yield Read(target.path, "a Helm chart gpulint renders", whole=True)
         elif target.kind == "kustomize":
             yield from _kustomization(target.path)
-        elif target.walked:
-            yield Read(target.path, "found in a folder named on the command line")
         elif target.kind == "file":
-            yield Read(target.path, "named on the command line")
+            how = "found in a folder named on the command line" if target.walked else None
+            yield Read(target.path, how or "named on the command line")
+            yield from _values_files(target, settings)
+
+
+def _values_files(target: Target, settings: Settings) -> Iterator[Read]:
+    # Imported here: only a run that writes over an existing file compares what it reads.
+    from gpulint.inputs.gitops_values import named_file_paths
+
+    data = read_bytes(target.path)  # regular files only, size-capped
+    if isinstance(data, bytes):
+        for path in named_file_paths(target, data, settings):
+            yield Read(display_path(path), f"a values file {printable(target.path)} names")
 
 
 def _kustomization(folder: str) -> Iterator[Read]:

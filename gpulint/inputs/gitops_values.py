@@ -512,9 +512,9 @@ def _values_file(
     return path, None
 
 
-def named_file_bytes(target: Target, data: bytes, settings: Settings) -> Iterator[bytes]:
-    """The bytes of the values files a plain helmfile or kustomization names (what the
-    lint pass will read with it: the preparation pass searches them for rule triggers)."""
+def named_file_paths(target: Target, data: bytes, settings: Settings) -> Iterator[str]:
+    """The values files a plain helmfile or kustomization (``data``, its bytes) names that
+    the lint pass reads with it: those inside the linted tree that exist."""
     if b"valuesFile" not in data and b"releases" not in data:
         return
     allowed = roots(settings.linted_paths)
@@ -522,9 +522,17 @@ def named_file_bytes(target: Target, data: bytes, settings: Settings) -> Iterato
         for _release, layers in _named_files(doc.data):
             for layer in filter(_is_name, layers):
                 path = _values_file(layer[0], target.path, settings, allowed)[0]
-                read = read_bytes(path) if path is not None else b""
-                if isinstance(read, bytes) and read:
-                    yield read
+                if path is not None:
+                    yield path
+
+
+def named_file_bytes(target: Target, data: bytes, settings: Settings) -> Iterator[bytes]:
+    """The bytes of the values files a plain helmfile or kustomization names (the
+    preparation pass searches them for rule triggers)."""
+    for path in named_file_paths(target, data, settings):
+        read = read_bytes(path)
+        if isinstance(read, bytes) and read:
+            yield read
 
 
 def file_extras(

@@ -196,6 +196,33 @@ def test_a_values_file(tree):
     )
 
 
+@pytest.mark.parametrize(
+    ("named_in", "text"),
+    [
+        (
+            "helmfile.yaml",
+            "releases:\n  - name: nvdp\n    chart: nvdp/nvidia-device-plugin\n"
+            "    values:\n      - gpu/values.yaml\n",
+        ),
+        (
+            "kustomization.yaml",
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nhelmCharts:\n"
+            "  - name: nvidia-device-plugin\n    valuesFile: gpu/values.yaml\n",
+        ),
+    ],
+)
+def test_a_values_file_a_release_names(tree, named_in, text):
+    # The lint pass reads the values files a helmfile or a kustomization's helmCharts names.
+    Path("gpu").mkdir()
+    Path("gpu/values.yaml").write_text("migStrategy: none\n")
+    Path(named_in).write_text(text)
+    _refused(
+        tree,
+        f"--output gpu/values.yaml is an input (a values file {named_in} names){SUFFIX}",
+        *("--format", "json", "-o", "gpu/values.yaml", named_in),
+    )
+
+
 @pytest.mark.parametrize("as_folder", [False, True])
 def test_a_cluster_file(tree, as_folder):
     Path("cluster").mkdir()
