@@ -10,7 +10,7 @@ in place of a path) name no file.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from gpulint.core.lazy_re import lazy
@@ -73,6 +73,20 @@ def load_spec(path: str) -> dict:
     """The kustomization file's mapping; empty when it cannot be read or parsed."""
     doc = load_document(path)
     return doc.data if doc is not None else {}
+
+
+def each_kustomization(folder: str, visit: Callable[[str], list[str]]) -> None:
+    """Call ``visit`` on each kustomization folder a build of ``folder`` reads (itself, its
+    bases and components, theirs...), once each, in the order a build meets them; ``visit``
+    returns the local kustomizations the one it visits names."""
+    seen: set[str] = set()
+    stack = [os.path.normpath(os.path.abspath(folder))]
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        stack.extend(reversed(visit(current)))
 
 
 def refs_of(folder: str, spec: dict | None = None) -> Refs:

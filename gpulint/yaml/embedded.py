@@ -52,7 +52,7 @@ def resolve_inside(
     path = path[skipped:]
     if not path:
         return None
-    indent = _indentation(node, text)
+    indent = indentation(node, text)
     if indent is None:
         return None
     inner = _root(node.value)
@@ -66,12 +66,14 @@ def resolve_inside(
     return span, depth + skipped
 
 
-def _indentation(node: ScalarNode, text: str) -> int | None:
+def indentation(node: ScalarNode, text: str | list[str]) -> int | None:
+    """The columns a literal block's content is indented by in its source (``text``, or
+    its lines split already); None when the source does not hold the content as read."""
     first = node.start_mark.line + 1
     for offset, content in enumerate(node.value.split("\n")):
         if not content.strip():
             continue
-        lines = text.split("\n", first + offset + 1)
+        lines = text if isinstance(text, list) else text.split("\n", first + offset + 1)
         if first + offset >= len(lines):
             return None
         source = lines[first + offset].rstrip("\r")

@@ -114,18 +114,8 @@ def _inside(node: ScalarNode, lines: list[str]) -> tuple[Node, int] | None:
     root = embedded.node_in(node.value)
     if root is None:
         return None
-    first = node.start_mark.line + 1
-    for offset, content in enumerate(node.value.split("\n")):
-        if not content.strip():
-            continue
-        if first + offset >= len(lines):
-            return None
-        source = lines[first + offset].rstrip("\r")
-        indent = len(source) - len(content)
-        if indent < 0 or source[indent:] != content or source[:indent].strip():
-            return None
-        return root, indent
-    return None
+    indent = embedded.indentation(node, lines)
+    return None if indent is None else (root, indent)
 
 
 def _at(file: str, offset: Offset, span: Span) -> Location:

@@ -29,7 +29,7 @@ from gpulint.core.settings import Settings
 from gpulint.core.sources import Source, read_file
 from gpulint.inputs.discover import Target, display_path
 from gpulint.inputs.folders import kustomization_file
-from gpulint.inputs.kustomize_refs import load_spec, members, refs_of
+from gpulint.inputs.kustomize_refs import each_kustomization, load_spec, members, refs_of
 from gpulint.inputs.render import links
 from gpulint.inputs.render.kustomize_images import tag_overrides
 from gpulint.inputs.render.origin import OriginMapper
@@ -86,20 +86,17 @@ def _helm_chart_files(folder: str) -> list[Source]:
     own, its local bases'), each as it is written: gpulint never inflates the charts, so
     their releases are read from the file (chart, version, ``valuesInline``, ``valuesFile``)."""
     found: list[Source] = []
-    seen: set[str] = set()
-    stack = [os.path.normpath(os.path.abspath(folder))]
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
+
+    def visit(current: str) -> list[str]:
         kfile = kustomization_file(current)
         spec = load_spec(kfile) if kfile else {}
         if kfile and isinstance(spec.get("helmCharts"), list) and spec["helmCharts"]:
             source = read_file(display_path(kfile))
             if isinstance(source, Source):
                 found.append(source)
-        stack.extend(reversed(refs_of(current, spec).kustomizations))
+        return refs_of(current, spec).kustomizations
+
+    each_kustomization(folder, visit)
     return found
 
 

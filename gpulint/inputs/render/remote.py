@@ -16,7 +16,13 @@ from gpulint.core.findings import InputError
 from gpulint.core.record import record
 from gpulint.inputs.discover import display_path
 from gpulint.inputs.folders import kustomization_file
-from gpulint.inputs.kustomize_refs import entries, is_remote, load_document, refs_of
+from gpulint.inputs.kustomize_refs import (
+    each_kustomization,
+    entries,
+    is_remote,
+    load_document,
+    refs_of,
+)
 from gpulint.yaml.positions import resolve
 
 _SHOWN = 200  # characters of a reference a message quotes
@@ -50,18 +56,15 @@ def kustomize_references(folder: str, cache: Scanned) -> list[Reference]:
     """The remote references of every kustomization a build of ``folder`` reads (itself,
     its bases and components, theirs...), in the order a build meets them."""
     found: list[Reference] = []
-    seen: set[str] = set()
-    stack = [os.path.normpath(os.path.abspath(folder))]
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
+
+    def visit(current: str) -> list[str]:
         if current not in cache:
             cache[current] = _scan(current)
         own, inner = cache[current]
         found.extend(own)
-        stack.extend(reversed(inner))
+        return inner
+
+    each_kustomization(folder, visit)
     return found
 
 
