@@ -5,9 +5,10 @@ records 73 ms (the bare interpreter 10 ms; medians of 21 interleaved runs of reg
 installs, 2026-12-03): a dataclass compiles each method of each of gpulint's ~150
 classes with ``exec`` and its module imports :mod:`inspect`. A record reads its fields
 from the class's annotations itself, gets an ``__init__`` written as the dataclass
-writes it, compiled on first use (a one-file run makes instances of fewer than half of
-them), and the other methods as functions shared by every record, driven by the field
-names stored once per class.
+writes it, compiled only once the record has made a few instances (a one-file run makes
+instances of fewer than a third of them, most of those a few times: until then its
+arguments are bound without compiling anything), and the other methods as functions
+shared by every record, driven by the field names stored once per class.
 
 The behaviour is the dataclass's: the same ``__init__`` (parameters, defaults,
 default factories, ``__post_init__``), the same ``repr`` text, equality between
@@ -27,6 +28,7 @@ from __future__ import annotations
 import reprlib
 from collections.abc import Callable
 from operator import attrgetter
+from types import MethodType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 if TYPE_CHECKING:
@@ -228,23 +230,70 @@ class _Factory:
 _FACTORY = _Factory()
 
 
-class _CompiledOnUse:
-    """A record's ``__init__`` until first looked up: then compiled and put in its place.
+# The instances a record makes before its ``__init__`` is compiled (see _CompiledOnUse).
+COMPILE_AFTER = 32
+_ABSENT: Any = object()  # an argument not given
 
-    A one-file run instantiates about a third of gpulint's records, so most never pay
-    for the ``exec``. Any lookup compiles it (an instance made, ``inspect.signature``),
-    so no caller sees this stand-in.
+
+class _CompiledOnUse:
+    """A record's ``__init__`` until it pays to compile it: then compiled and put in its place.
+
+    Compiling one (the ``exec`` of its text) costs ~0.2 ms, and a one-file run makes
+    instances of some 50 records, 40 of them fewer than ten times (2026-12-04): compiling
+    them all was ~10 ms of a ~180 ms run. So a record's first instances are made by
+    :meth:`make`, which binds the arguments as the compiled function would and sets the
+    fields in the same order (a default factory called in its turn, then
+    ``__post_init__``); the ``__init__`` is compiled at the record's :data:`COMPILE_AFTER`-th
+    instance (a run that makes many gets the fast one), on any lookup on the class
+    (``Record.__init__``, ``inspect.signature``), and for any call :meth:`make` does not
+    bind (an argument missing, unknown or given twice: the compiled function then raises
+    Python's own TypeError), so no caller sees this stand-in.
     """
 
-    __slots__ = ("owner", "specs", "frozen")
+    __slots__ = ("owner", "specs", "frozen", "made")
 
     def __init__(self, owner: Any, specs: tuple[Field, ...], frozen: bool) -> None:
         self.owner, self.specs, self.frozen = owner, specs, frozen
+        self.made = 0
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None or self.made >= COMPILE_AFTER:
+            return self.compiled(instance, owner)
+        self.made += 1
+        return MethodType(self.make, instance)
+
+    def compiled(self, instance: Any, owner: Any = None) -> Any:
         init = _init(self.owner, self.specs, self.frozen)
         type.__setattr__(self.owner, "__init__", init)  # the record's, also from a subclass
         return init if instance is None else init.__get__(instance, owner)
+
+    def make(self, instance: Any, /, *args: Any, **kwargs: Any) -> None:
+        """What the compiled ``__init__`` does, for the calls it binds here."""
+        specs = self.specs
+        values = list(args)
+        taken = 0  # keyword arguments bound
+        if len(values) <= len(specs):
+            for spec in specs[len(values) :]:
+                value = kwargs.get(spec.name, _ABSENT)
+                if value is not _ABSENT:
+                    taken += 1
+                elif spec.default is not MISSING:
+                    value = spec.default
+                elif spec.default_factory is not MISSING:
+                    value = _FACTORY
+                else:
+                    break  # missing
+                values.append(value)
+        if len(values) != len(specs) or taken != len(kwargs):
+            self.compiled(instance)(*args, **kwargs)  # raises the TypeError
+            return
+        assign = object.__setattr__ if self.frozen else setattr
+        for spec, value in zip(specs, values, strict=True):
+            if value is _FACTORY and spec.default_factory is not MISSING:
+                value = spec.default_factory()
+            assign(instance, spec.name, value)
+        if hasattr(self.owner, "__post_init__"):
+            instance.__post_init__()
 
 
 # Annotations are strings here (``from __future__ import annotations``), read as
