@@ -317,28 +317,47 @@ def _own_field(cls: Any, name: str, value: Any) -> Any:
     return spec
 
 
+def _plain_field(name: str, kind: Any, default: Any) -> Field:
+    """A field written ``name: kind`` or ``name: kind = default`` (what most are), made
+    without :class:`Field`'s keyword handling: a record's creation is start-up."""
+    spec = _new_field(Field)
+    spec.name, spec.type, spec.default, spec.default_factory = name, kind, default, MISSING
+    spec.repr, spec.compare, spec.hash = True, True, None
+    return spec
+
+
+_new_field = object.__new__
+_SPECIAL_TYPES = _CLASS_VARS + _INIT_VARS
+
+
 def _collect(cls: Any) -> tuple[Field, ...]:
     """The fields of ``cls``: its bases' record fields, then its own annotations in order;
     a default left in the class body is moved into its field (as dataclasses does)."""
     found: dict[str, Field] = {}
-    for base in reversed(cls.__mro__[1:]):
+    for base in cls.__mro__[-1:0:-1]:  # the bases, object first
         for spec in base.__dict__.get("__record_specs__", ()):
             found[spec.name] = spec
-    for name, kind in cls.__dict__.get("__annotations__", {}).items():
-        text = kind if isinstance(kind, str) else getattr(kind, "__name__", str(kind))
-        if text.startswith(_CLASS_VARS):
-            continue
-        if text.startswith(_INIT_VARS):
+    namespace = cls.__dict__
+    for name, kind in namespace.get("__annotations__", {}).items():
+        text = kind if type(kind) is str else getattr(kind, "__name__", str(kind))
+        if text.startswith(_SPECIAL_TYPES):
+            if text.startswith(_CLASS_VARS):
+                continue
             raise TypeError(f"{cls.__qualname__}: @record takes plain fields only, not {[name]}")
-        value = _own_field(cls, name, cls.__dict__.get(name, MISSING))
-        spec = value if isinstance(value, Field) else Field(default=value)
+        value = namespace.get(name, MISSING)
+        if value is MISSING:
+            found[name] = _plain_field(name, kind, MISSING)
+            continue
+        value = _own_field(cls, name, value)
+        explicit = isinstance(value, Field)
+        spec = value if explicit else _plain_field(name, kind, value)
         spec.name, spec.type = name, kind
         if spec.default is not MISSING and type(spec.default).__hash__ is None:
             raise ValueError(
                 f"mutable default {type(spec.default)} for field {name} is not allowed: "
                 "use default_factory"
             )
-        if isinstance(value, Field):  # the class keeps the plain default, as a dataclass's
+        if explicit:  # the class keeps the plain default, as a dataclass's
             if spec.default is MISSING:
                 delattr(cls, name)
             else:
@@ -359,11 +378,10 @@ def _with_slots(cls: Any, names: tuple[str, ...]) -> Any:
     inherited = {name for base in cls.__mro__[1:] for name in base.__dict__.get("__slots__", ())}
     body = dict(cls.__dict__)
     body["__slots__"] = tuple(name for name in names if name not in inherited)
+    body["__qualname__"] = cls.__qualname__
     for name in (*names, "__dict__", "__weakref__"):
         body.pop(name, None)  # a class attribute of a slot's name would shadow the slot
-    made = type(cls)(cls.__name__, cls.__bases__, body)
-    made.__qualname__ = cls.__qualname__
-    return made
+    return type(cls)(cls.__name__, cls.__bases__, body)
 
 
 def _signature_doc(cls: Any, specs: tuple[Field, ...]) -> str:
@@ -392,35 +410,45 @@ def record(cls: Any = None, /, *, frozen: bool = False, slots: bool = False) -> 
     """``@record`` / ``@record(frozen=True, slots=True)``, as ``@dataclass(...)``."""
 
     def make(cls: Any) -> Any:
-        own = set(cls.__dict__)
-        if frozen and own & {"__setattr__", "__delattr__"}:
+        own = cls.__dict__
+        if frozen and ("__setattr__" in own or "__delattr__" in own):
             raise TypeError(f"{cls.__qualname__}: a frozen record defines its own assignment")
-        keep_hash = cls.__dict__.get("__hash__") is not None  # None: from an own __eq__
+        keep_hash = own.get("__hash__") is not None  # None: from an own __eq__
+        define_init, define_repr = "__init__" not in own, "__repr__" not in own
+        define_eq = "__eq__" not in own
+        define_state = slots and "__getstate__" not in own
         specs = _collect(cls)
-        names = tuple(spec.name for spec in specs)
-        made = _with_slots(cls, names) if slots else cls
-        made.__record_specs__, made.__record_fields__ = specs, names
-        made.__match_args__ = names  # type: ignore[misc]
-        if "__init__" not in own:
+        names, shown, compared, hashed = [], [], [], []
+        for spec in specs:
+            names.append(spec.name)
+            if spec.repr:
+                shown.append(spec.name)
+            if spec.compare:
+                compared.append(spec.name)
+            if spec.compare if spec.hash is None else spec.hash:
+                hashed.append(spec.name)
+        fields = tuple(names)
+        made = _with_slots(cls, fields) if slots else cls
+        made.__record_specs__, made.__record_fields__ = specs, fields
+        made.__match_args__ = fields  # type: ignore[misc]
+        if define_init:
             made.__init__ = _CompiledOnUse(made, specs, frozen)
         if not cls.__doc__:
             made.__doc__ = _signature_doc(made, specs)
-        if "__repr__" not in own:
-            made.__record_repr__ = tuple(f.name for f in specs if f.repr)
+        if define_repr:
+            made.__record_repr__ = tuple(shown)
             made.__repr__ = _repr
-        if "__eq__" not in own:
-            compared = tuple(f.name for f in specs if f.compare)
-            made.__record_compared__ = staticmethod(_values(compared))
+        if define_eq:
+            made.__record_compared__ = staticmethod(_values(tuple(compared)))
             made.__eq__ = _eq
         if not keep_hash:
             # dataclass(eq=True): frozen -> a hash of the hashed fields; mutable -> unhashable
-            hashed = tuple(f.name for f in specs if (f.compare if f.hash is None else f.hash))
-            made.__record_hashed__ = staticmethod(_values(hashed))
+            made.__record_hashed__ = staticmethod(_values(tuple(hashed)))
             made.__hash__ = _hash if frozen else None
         if frozen:
             made.__record_owner__ = made
             made.__setattr__, made.__delattr__ = _frozen_setattr, _frozen_delattr
-        if slots and "__getstate__" not in own:
+        if define_state:
             made.__getstate__, made.__setstate__ = _getstate, _setstate
         return made
 
