@@ -440,7 +440,7 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     findings = [f for f in findings if not f.held]
     findings.sort(key=Finding.sort_key)
     errors = sorted(dict.fromkeys(errors), key=InputError.sort_key)  # each said once
-    rules = _with_pages([r.info if ctx.settings.rule_docs else r.brief_info for r in ctx.rules])
+    rules = _infos(ctx.rules, ctx.settings.rule_docs)
     if held and ctx.settings.verbose:
         notices.update(dict.fromkeys(detail_lines(held)))
     return RunResult(findings, errors, rules, files, list(notices), held)
@@ -450,10 +450,10 @@ def _values_for(ctx: Context) -> str | None:
     return ctx.settings.values_for
 
 
-def _with_pages(infos: list[RuleInfo]) -> list[RuleInfo]:
-    """Built-in rules have a documentation page (docs/rules/); plugins' rules do not."""
+def _infos(rules: list[Rule], with_doc: bool) -> list[RuleInfo]:
+    """What the reports say of the run's rules; built-in rules have a documentation page
+    (docs/rules/), plugins' rules do not."""
     builtin = {rule.code for rule in builtin_rules()}
     return [
-        replace(info, help_uri=pages.help_uri(info.code)) if info.code in builtin else info
-        for info in infos
+        r.described(with_doc, pages.help_uri(r.code) if r.code in builtin else None) for r in rules
     ]
