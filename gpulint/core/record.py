@@ -231,7 +231,7 @@ _FACTORY = _Factory()
 
 
 # The instances a record makes before its ``__init__`` is compiled (see _CompiledOnUse).
-COMPILE_AFTER = 32
+COMPILE_AFTER = 64
 _ABSENT: Any = object()  # an argument not given
 
 
@@ -244,10 +244,11 @@ class _CompiledOnUse:
     :meth:`make`, which binds the arguments as the compiled function would and sets the
     fields in the same order (a default factory called in its turn, then
     ``__post_init__``); the ``__init__`` is compiled at the record's :data:`COMPILE_AFTER`-th
-    instance (a run that makes many gets the fast one), on any lookup on the class
-    (``Record.__init__``, ``inspect.signature``), and for any call :meth:`make` does not
-    bind (an argument missing, unknown or given twice: the compiled function then raises
-    Python's own TypeError), so no caller sees this stand-in.
+    instance (binding here costs ~5 us more an instance: a run that makes many gets the
+    fast one, one that makes fewer than compiling would cost never compiles), on any
+    lookup on the class (``Record.__init__``, ``inspect.signature``), and for any call
+    :meth:`make` does not bind (an argument missing, unknown or given twice: the compiled
+    function then raises Python's own TypeError), so no caller sees this stand-in.
     """
 
     __slots__ = ("owner", "specs", "frozen", "made")
@@ -270,10 +271,12 @@ class _CompiledOnUse:
     def make(self, instance: Any, /, *args: Any, **kwargs: Any) -> None:
         """What the compiled ``__init__`` does, for the calls it binds here."""
         specs = self.specs
-        values = list(args)
-        taken = 0  # keyword arguments bound
-        if len(values) <= len(specs):
-            for spec in specs[len(values) :]:
+        given = len(args)
+        values: tuple[Any, ...] | list[Any] = args  # all given in order: as they are
+        if kwargs or given != len(specs):
+            values = list(args)
+            taken = 0  # keyword arguments bound
+            for spec in specs[given:]:
                 value = kwargs.get(spec.name, _ABSENT)
                 if value is not _ABSENT:
                     taken += 1
@@ -284,9 +287,9 @@ class _CompiledOnUse:
                 else:
                     break  # missing
                 values.append(value)
-        if len(values) != len(specs) or taken != len(kwargs):
-            self.compiled(instance)(*args, **kwargs)  # raises the TypeError
-            return
+            if len(values) != len(specs) or taken != len(kwargs):
+                self.compiled(instance)(*args, **kwargs)  # raises the TypeError
+                return
         assign = object.__setattr__ if self.frozen else setattr
         for spec, value in zip(specs, values, strict=True):
             if value is _FACTORY and spec.default_factory is not MISSING:

@@ -150,6 +150,7 @@ def _calls() -> list[tuple[tuple, dict]]:
         ((), {"memo": {"k": 1}, "x": 4, "label": ""}),
         ((1,), {"memo": records._FACTORY}),  # the factory's own default, given
         ((1, records._FACTORY), {}),  # given to a field without a factory: kept
+        ((1, "q", (), records._FACTORY), {}),  # every field by position, the factory's default
         ((), {}),  # x missing
         ((1, "q", (), {}, 5), {}),  # too many
         ((1,), {"x": 2}),  # x twice
