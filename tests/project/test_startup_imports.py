@@ -61,6 +61,7 @@ DEFERRED = (
     "gpulint.inputs.skip",  # only for a walked file that did not parse
     "gpulint.model.workloads.unread",  # only with --verbose
     "gpulint.model.scheduling.profile_facts",  # only for an input that may change the profile
+    "gpulint.model.kinds.crds",  # only for an object of a CRD's group (a Job is batch's)
 )
 
 GPU_JOB = """\
