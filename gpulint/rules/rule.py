@@ -214,7 +214,7 @@ class Rule:
         names = [o.name for o in self.options]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.code}: an option is declared twice ({', '.join(names)})")
-        self.doc_text = cleandoc(self.doc_text or "")
+        self.doc_text = cleandoc(self.doc_text) if self.doc_text else ""  # index rules: ""
 
     @property
     def doc(self) -> str:
