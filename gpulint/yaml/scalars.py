@@ -25,6 +25,7 @@ _HEX = lazy(r"[-+]?0[xX][0-9a-fA-F_]+\Z")
 _BIN = lazy(r"[-+]?0[bB][01_]+\Z")
 _RADIX_NEXT = frozenset("xXbBoO01234567_")  # what follows the 0 of the four above
 _FLOAT = lazy(r"[-+]?(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][-+]?[0-9]+)?\Z")
+_FLOAT_CHARS = frozenset("0123456789_.eE+-")  # all _FLOAT matches (a quantity: 64Gi, 500m: none)
 _SPECIAL_FLOATS = {
     ".inf": float("inf"),
     ".Inf": float("inf"),
@@ -73,7 +74,7 @@ def resolve_plain(text: str) -> object:
         return text
     if text in _SPECIAL_FLOATS:
         return _SPECIAL_FLOATS[text]
-    if _FLOAT.match(text) and any(c.isdigit() for c in text):
+    if _FLOAT_CHARS.issuperset(text) and _FLOAT.match(text) and any(c.isdigit() for c in text):
         try:
             return float(text.replace("_", ""))
         except ValueError:
