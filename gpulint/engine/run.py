@@ -397,6 +397,20 @@ def _not_a_manifest(source: Source, errors: list[InputError]) -> bool:
     return not_a_manifest(source, errors)
 
 
+def _load_hooks(ctx: Context, inapplicable: frozenset[str]) -> None:
+    """``load_rule_hooks`` with the cyclic collector paused, as the console entry pauses it
+    while the command line is imported: importing the rule modules makes modules,
+    functions and classes that live as long as the process, which the collections
+    triggered meanwhile would only traverse (~0.5 ms of a one-file run)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        load_rule_hooks(ctx, inapplicable)
+    finally:
+        if paused:
+            gc.enable()
+
+
 def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> RunResult:
     """Lint the targets (read through ``readers``), then run the cross-file rules."""
     findings: list[Finding] = []
@@ -408,7 +422,7 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     prepared = prepare(ctx.rules, targets, ctx.settings)
     ctx.unpaired, ctx.profile, ctx.project = prepared.unpaired, prepared.profile, prepared.project
     ctx.gitops = prepared.gitops
-    load_rule_hooks(ctx, prepared.inapplicable)
+    _load_hooks(ctx, prepared.inapplicable)
     if ctx.settings.verbose:
         notices.update(dict.fromkeys(f"cluster profile: {s}" for s in ctx.profile.sources))
         notices.update(dict.fromkeys(f"project: {s}" for s in ctx.project.describe()))
