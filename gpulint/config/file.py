@@ -11,7 +11,6 @@ import os
 from functools import partial
 from typing import Any
 
-from gpulint.config import globs
 from gpulint.core.findings import InputError, Severity
 from gpulint.core.record import field, record
 from gpulint.core.settings import Exemption
@@ -157,6 +156,8 @@ def _custom_rules(
 
 
 def _exclude_errors(values: dict, locate: _Locator) -> list[InputError]:
+    from gpulint.config import globs  # a config file's patterns (LAZY, as the schema layer)
+
     errors = []
     for i, pattern in enumerate(values.get("exclude", ())):
         try:

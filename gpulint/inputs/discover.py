@@ -20,10 +20,13 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
-from gpulint.config.globs import PathFilter
 from gpulint.core.findings import InputError
 from gpulint.core.record import record
+
+if TYPE_CHECKING:
+    from gpulint.config.globs import PathFilter
 
 LINTED_SUFFIXES = (".yaml", ".yml", ".json")
 CONTAINERD_MARK = b"io.containerd."

@@ -195,6 +195,8 @@ LAZY: dict[tuple[str, str], str] = {
     ("gpulint.model.kinds.table", "gpulint.model.kinds.kubeai"): "with crds, as above",
     ("gpulint.model.resource", "gpulint.model.kinds.kubeai"): "~0.25 ms, only for a "
     "document that is no object (a KubeAI values file)",
+    ("gpulint.cli.adoption", "gpulint.config.globs"): "~0.35 ms, only with exclude patterns",
+    ("gpulint.config.file", "gpulint.config.globs"): "with a config file's exclude patterns",
 }
 
 # Once-temporary allowlists of the rule-API work (issue 12, branch i12-api): empty now that

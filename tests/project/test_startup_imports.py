@@ -62,6 +62,7 @@ DEFERRED = (
     "gpulint.model.workloads.unread",  # only with --verbose
     "gpulint.model.scheduling.profile_facts",  # only for an input that may change the profile
     "gpulint.model.kinds.crds",  # only for an object of a CRD's group (a Job is batch's)
+    "gpulint.config.globs",  # only with exclude patterns (or a folder's ignore files)
 )
 
 GPU_JOB = """\
