@@ -20,7 +20,6 @@ from gpulint.core.findings import (
     RuleInfo,
     RunResult,
 )
-from gpulint.core.held import detail_lines
 from gpulint.core.record import field, record, replace
 from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
@@ -456,6 +455,8 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     errors = sorted(dict.fromkeys(errors), key=InputError.sort_key)  # each said once
     rules = _infos(ctx.rules, ctx.settings.rule_docs)
     if held and ctx.settings.verbose:
+        from gpulint.core.held import detail_lines  # --verbose, held findings (LAZY)
+
         notices.update(dict.fromkeys(detail_lines(held)))
     return RunResult(findings, errors, rules, files, list(notices), held)
 
