@@ -29,6 +29,7 @@ from gpulint.core.settings import Settings
 from gpulint.core.sources import read_bytes
 from gpulint.inputs.discover import STDIN, Target, display_path
 from gpulint.inputs.folders import kustomization_file
+from gpulint.inputs.gitops_values import named_file_paths
 from gpulint.inputs.kustomize_refs import members
 
 
@@ -224,9 +225,6 @@ def _reads_of(targets: Iterable[Target], settings: Settings) -> Iterator[Read]:
 
 
 def _values_files(target: Target, settings: Settings) -> Iterator[Read]:
-    # Imported here: only a run that writes over an existing file compares what it reads.
-    from gpulint.inputs.gitops_values import named_file_paths
-
     data = read_bytes(target.path)  # regular files only, size-capped
     if isinstance(data, bytes):
         for path in named_file_paths(target, data, settings):
