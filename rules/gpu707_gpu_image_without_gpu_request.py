@@ -114,7 +114,7 @@ only the author knows whether the container should use a GPU.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Literal
+from typing import Literal, TypeAlias
 
 from gpulint.model.dra import container_claims
 from gpulint.model.gpu.access import gpu_like_resource, other_gpu_use
@@ -329,9 +329,9 @@ def finalize(found: list, ctx: Context) -> Iterator[Report]:
             yield Report.placed(candidate.anchor, message, related=[(why[1], why[0])])
 
 
-Why = (
-    tuple[str, Anchor] | Literal[False] | None
-)  # (how the run says so, where) | False: not | None: unknown
+# (how the run says so, where) | False: not | None: unknown. A string: evaluating Literal's
+# union at import took ~0.15 ms of every run that loads the rule.
+Why: TypeAlias = "tuple[str, Anchor] | Literal[False] | None"
 
 
 def _default_runtime(operators: list[OperatorFact], configs: list[DefaultFact]) -> Why:

@@ -80,7 +80,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from gpulint.rules.api import Context, Report, Resource, Rule, Severity
+from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
     "GPU902",
@@ -88,6 +88,8 @@ rule = Rule(
     Severity.ERROR,
     "An ML operator's object uses an API version that its operator no longer serves.",
     __doc__,
+    # every group it reports (UNSERVED's and KFSERVING_GROUP) ends so
+    reads=mentions("kubeflow.org"),
 )
 
 _OLD_TRAINING = frozenset({"v1alpha1", "v1alpha2", "v1beta1", "v1beta2"})

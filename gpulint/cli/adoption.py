@@ -10,22 +10,22 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from gpulint.cli.option_groups import Decorator, Options, option
 from gpulint.config import file as config_mod
-from gpulint.config.globs import GlobError, PathFilter
-from gpulint.config.loading import load_with_rules
 from gpulint.config.merge import FLAGGED, apply_config
 from gpulint.core.findings import RunResult, printable
 from gpulint.core.outputs import OutputError
 from gpulint.core.record import field, record
 from gpulint.core.settings import Settings
-from gpulint.filter import baseline
 from gpulint.inputs.discover import Target, display_path
 from gpulint.rules.registry import Registry, default_registry
+
+if TYPE_CHECKING:
+    from gpulint.config.globs import PathFilter
 
 _EXIT_ERROR = 2
 _UNITS = ("per-folder", "per-run")
@@ -108,6 +108,9 @@ class Setup:
         settings.suppressions = not self.flags["no_suppressions"]
         baseline_path = self.flags["baseline_path"]
         if baseline_path and not self.flags["write_baseline"]:
+            # Only with --baseline (LAZY in tests/project/test_import_contract.py).
+            from gpulint.filter import baseline
+
             try:
                 settings.baseline = baseline.load(baseline_path)
             except baseline.BaselineError as exc:
@@ -128,6 +131,8 @@ class Setup:
         path = self.flags["write_baseline"]
         if not path:
             return
+        from gpulint.filter import baseline  # only with --write-baseline (LAZY, as above)
+
         try:
             count = baseline.write(path, result.findings)
         except OutputError as exc:
@@ -165,13 +170,23 @@ def setup(registry: Registry, options: Options) -> Setup:
         result.config, result.registry = _load(path, registry)
         patterns = result.config.values.get("exclude", ())
         if patterns:
-            result.filters.append(PathFilter(patterns, result.config.root))
+            result.filters.append(_path_filter(patterns, result.config.root))
     if flags["exclude"]:
+        from gpulint.config.globs import GlobError  # with the patterns, as _path_filter
+
         try:
-            result.filters.append(PathFilter(flags["exclude"], os.getcwd()))
+            result.filters.append(_path_filter(flags["exclude"], os.getcwd()))
         except GlobError as exc:
             _fail([f"gpulint: --exclude: {printable(str(exc))}"])
     return result
+
+
+def _path_filter(patterns: list[str] | tuple[str, ...], root: str) -> PathFilter:
+    """Exclude patterns as a filter; the glob code only when there are some (LAZY in
+    tests/project/test_import_contract.py)."""
+    from gpulint.config.globs import PathFilter
+
+    return PathFilter(patterns, root)
 
 
 def configured_registry() -> Registry:
@@ -182,6 +197,9 @@ def configured_registry() -> Registry:
 
 def _load(path: str, registry: Registry) -> tuple[config_mod.Config, Registry]:
     """(config, registry with its custom rules); a broken file ends the run with exit 2."""
+    # Only when there is a config file (LAZY in tests/project/test_import_contract.py).
+    from gpulint.config.loading import load_with_rules
+
     try:
         return load_with_rules(display_path(path), registry)
     except config_mod.ConfigError as exc:

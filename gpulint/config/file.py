@@ -11,14 +11,11 @@ import os
 from functools import partial
 from typing import Any
 
-from gpulint.config import globs
 from gpulint.core.findings import InputError, Severity
 from gpulint.core.record import field, record
 from gpulint.core.settings import Exemption
 from gpulint.core.sources import decode
 from gpulint.rules.registry import Registry, Rule
-from gpulint.validate import quick
-from gpulint.validate import schema as schema_check
 from gpulint.yaml import positions
 from gpulint.yaml.parse import Document, parse
 
@@ -62,6 +59,8 @@ def find_config(start: str | None = None) -> str | None:
 
 
 def schema_text() -> str:
+    from gpulint.validate import schema as schema_check  # LAZY: see load_config
+
     with open(schema_check.schema_path(SCHEMA_NAME), encoding="utf-8") as handle:
         return handle.read()
 
@@ -85,7 +84,11 @@ def load_config(path: str, registry: Registry) -> Config:
         raise ConfigError([InputError(path, "one YAML document expected", documents[1].line, 1)])
     doc = documents[0]
     locate = _Locator(path, doc)
-    # jsonschema is imported only when the quick check cannot vouch for the file.
+    # The schema layer only when there is a config file to validate (LAZY in
+    # tests/project/test_import_contract.py); jsonschema only when the quick check
+    # cannot vouch for the file.
+    from gpulint.validate import schema as schema_check
+
     problems = schema_check.check(doc.data, SCHEMA_NAME)
     if problems:
         found = [locate(p.path, p.message, p.at) for p in problems]
@@ -153,6 +156,8 @@ def _custom_rules(
 
 
 def _exclude_errors(values: dict, locate: _Locator) -> list[InputError]:
+    from gpulint.config import globs  # a config file's patterns (LAZY, as the schema layer)
+
     errors = []
     for i, pattern in enumerate(values.get("exclude", ())):
         try:
@@ -208,6 +213,9 @@ def _rule_option_errors(values: dict, registry: Registry, locate: _Locator) -> l
     if errors or not section:
         return errors
     schema = registry.options_schema()
+    from gpulint.validate import quick  # LAZY: see load_config
+    from gpulint.validate import schema as schema_check
+
     if quick.certainly_valid(section, schema):
         return []  # jsonschema is imported only when the quick check cannot vouch
     problems = schema_check.check(section, schema_check.make_validator(schema))

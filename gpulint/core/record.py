@@ -5,9 +5,10 @@ records 73 ms (the bare interpreter 10 ms; medians of 21 interleaved runs of reg
 installs, 2026-12-03): a dataclass compiles each method of each of gpulint's ~150
 classes with ``exec`` and its module imports :mod:`inspect`. A record reads its fields
 from the class's annotations itself, gets an ``__init__`` written as the dataclass
-writes it, compiled on first use (a one-file run makes instances of fewer than half of
-them), and the other methods as functions shared by every record, driven by the field
-names stored once per class.
+writes it, compiled only once the record has made a few instances (a one-file run makes
+instances of fewer than a third of them, most of those a few times: until then its
+arguments are bound without compiling anything), and the other methods as functions
+shared by every record, driven by the field names stored once per class.
 
 The behaviour is the dataclass's: the same ``__init__`` (parameters, defaults,
 default factories, ``__post_init__``), the same ``repr`` text, equality between
@@ -27,6 +28,7 @@ from __future__ import annotations
 import reprlib
 from collections.abc import Callable
 from operator import attrgetter
+from types import MethodType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 if TYPE_CHECKING:
@@ -228,23 +230,73 @@ class _Factory:
 _FACTORY = _Factory()
 
 
-class _CompiledOnUse:
-    """A record's ``__init__`` until first looked up: then compiled and put in its place.
+# The instances a record makes before its ``__init__`` is compiled (see _CompiledOnUse).
+COMPILE_AFTER = 64
+_ABSENT: Any = object()  # an argument not given
 
-    A one-file run instantiates about a third of gpulint's records, so most never pay
-    for the ``exec``. Any lookup compiles it (an instance made, ``inspect.signature``),
-    so no caller sees this stand-in.
+
+class _CompiledOnUse:
+    """A record's ``__init__`` until it pays to compile it: then compiled and put in its place.
+
+    Compiling one (the ``exec`` of its text) costs ~0.2 ms, and a one-file run makes
+    instances of some 50 records, 40 of them fewer than ten times (2026-12-04): compiling
+    them all was ~10 ms of a ~180 ms run. So a record's first instances are made by
+    :meth:`make`, which binds the arguments as the compiled function would and sets the
+    fields in the same order (a default factory called in its turn, then
+    ``__post_init__``); the ``__init__`` is compiled at the record's :data:`COMPILE_AFTER`-th
+    instance (binding here costs ~5 us more an instance: a run that makes many gets the
+    fast one, one that makes fewer than compiling would cost never compiles), on any
+    lookup on the class (``Record.__init__``, ``inspect.signature``), and for any call
+    :meth:`make` does not bind (an argument missing, unknown or given twice: the compiled
+    function then raises Python's own TypeError), so no caller sees this stand-in.
     """
 
-    __slots__ = ("owner", "specs", "frozen")
+    __slots__ = ("owner", "specs", "frozen", "made")
 
     def __init__(self, owner: Any, specs: tuple[Field, ...], frozen: bool) -> None:
         self.owner, self.specs, self.frozen = owner, specs, frozen
+        self.made = 0
 
     def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None or self.made >= COMPILE_AFTER:
+            return self.compiled(instance, owner)
+        self.made += 1
+        return MethodType(self.make, instance)
+
+    def compiled(self, instance: Any, owner: Any = None) -> Any:
         init = _init(self.owner, self.specs, self.frozen)
         type.__setattr__(self.owner, "__init__", init)  # the record's, also from a subclass
         return init if instance is None else init.__get__(instance, owner)
+
+    def make(self, instance: Any, /, *args: Any, **kwargs: Any) -> None:
+        """What the compiled ``__init__`` does, for the calls it binds here."""
+        specs = self.specs
+        given = len(args)
+        values: tuple[Any, ...] | list[Any] = args  # all given in order: as they are
+        if kwargs or given != len(specs):
+            values = list(args)
+            taken = 0  # keyword arguments bound
+            for spec in specs[given:]:
+                value = kwargs.get(spec.name, _ABSENT)
+                if value is not _ABSENT:
+                    taken += 1
+                elif spec.default is not MISSING:
+                    value = spec.default
+                elif spec.default_factory is not MISSING:
+                    value = _FACTORY
+                else:
+                    break  # missing
+                values.append(value)
+            if len(values) != len(specs) or taken != len(kwargs):
+                self.compiled(instance)(*args, **kwargs)  # raises the TypeError
+                return
+        assign = object.__setattr__ if self.frozen else setattr
+        for spec, value in zip(specs, values, strict=True):
+            if value is _FACTORY and spec.default_factory is not MISSING:
+                value = spec.default_factory()
+            assign(instance, spec.name, value)
+        if hasattr(self.owner, "__post_init__"):
+            instance.__post_init__()
 
 
 # Annotations are strings here (``from __future__ import annotations``), read as
@@ -268,28 +320,47 @@ def _own_field(cls: Any, name: str, value: Any) -> Any:
     return spec
 
 
+def _plain_field(name: str, kind: Any, default: Any) -> Field:
+    """A field written ``name: kind`` or ``name: kind = default`` (what most are), made
+    without :class:`Field`'s keyword handling: a record's creation is start-up."""
+    spec = _new_field(Field)
+    spec.name, spec.type, spec.default, spec.default_factory = name, kind, default, MISSING
+    spec.repr, spec.compare, spec.hash = True, True, None
+    return spec
+
+
+_new_field = object.__new__
+_SPECIAL_TYPES = _CLASS_VARS + _INIT_VARS
+
+
 def _collect(cls: Any) -> tuple[Field, ...]:
     """The fields of ``cls``: its bases' record fields, then its own annotations in order;
     a default left in the class body is moved into its field (as dataclasses does)."""
     found: dict[str, Field] = {}
-    for base in reversed(cls.__mro__[1:]):
+    for base in cls.__mro__[-1:0:-1]:  # the bases, object first
         for spec in base.__dict__.get("__record_specs__", ()):
             found[spec.name] = spec
-    for name, kind in cls.__dict__.get("__annotations__", {}).items():
-        text = kind if isinstance(kind, str) else getattr(kind, "__name__", str(kind))
-        if text.startswith(_CLASS_VARS):
-            continue
-        if text.startswith(_INIT_VARS):
+    namespace = cls.__dict__
+    for name, kind in namespace.get("__annotations__", {}).items():
+        text = kind if type(kind) is str else getattr(kind, "__name__", str(kind))
+        if text.startswith(_SPECIAL_TYPES):
+            if text.startswith(_CLASS_VARS):
+                continue
             raise TypeError(f"{cls.__qualname__}: @record takes plain fields only, not {[name]}")
-        value = _own_field(cls, name, cls.__dict__.get(name, MISSING))
-        spec = value if isinstance(value, Field) else Field(default=value)
+        value = namespace.get(name, MISSING)
+        if value is MISSING:
+            found[name] = _plain_field(name, kind, MISSING)
+            continue
+        value = _own_field(cls, name, value)
+        explicit = isinstance(value, Field)
+        spec = value if explicit else _plain_field(name, kind, value)
         spec.name, spec.type = name, kind
         if spec.default is not MISSING and type(spec.default).__hash__ is None:
             raise ValueError(
                 f"mutable default {type(spec.default)} for field {name} is not allowed: "
                 "use default_factory"
             )
-        if isinstance(value, Field):  # the class keeps the plain default, as a dataclass's
+        if explicit:  # the class keeps the plain default, as a dataclass's
             if spec.default is MISSING:
                 delattr(cls, name)
             else:
@@ -310,11 +381,10 @@ def _with_slots(cls: Any, names: tuple[str, ...]) -> Any:
     inherited = {name for base in cls.__mro__[1:] for name in base.__dict__.get("__slots__", ())}
     body = dict(cls.__dict__)
     body["__slots__"] = tuple(name for name in names if name not in inherited)
+    body["__qualname__"] = cls.__qualname__
     for name in (*names, "__dict__", "__weakref__"):
         body.pop(name, None)  # a class attribute of a slot's name would shadow the slot
-    made = type(cls)(cls.__name__, cls.__bases__, body)
-    made.__qualname__ = cls.__qualname__
-    return made
+    return type(cls)(cls.__name__, cls.__bases__, body)
 
 
 def _signature_doc(cls: Any, specs: tuple[Field, ...]) -> str:
@@ -343,35 +413,45 @@ def record(cls: Any = None, /, *, frozen: bool = False, slots: bool = False) -> 
     """``@record`` / ``@record(frozen=True, slots=True)``, as ``@dataclass(...)``."""
 
     def make(cls: Any) -> Any:
-        own = set(cls.__dict__)
-        if frozen and own & {"__setattr__", "__delattr__"}:
+        own = cls.__dict__
+        if frozen and ("__setattr__" in own or "__delattr__" in own):
             raise TypeError(f"{cls.__qualname__}: a frozen record defines its own assignment")
-        keep_hash = cls.__dict__.get("__hash__") is not None  # None: from an own __eq__
+        keep_hash = own.get("__hash__") is not None  # None: from an own __eq__
+        define_init, define_repr = "__init__" not in own, "__repr__" not in own
+        define_eq = "__eq__" not in own
+        define_state = slots and "__getstate__" not in own
         specs = _collect(cls)
-        names = tuple(spec.name for spec in specs)
-        made = _with_slots(cls, names) if slots else cls
-        made.__record_specs__, made.__record_fields__ = specs, names
-        made.__match_args__ = names  # type: ignore[misc]
-        if "__init__" not in own:
+        names, shown, compared, hashed = [], [], [], []
+        for spec in specs:
+            names.append(spec.name)
+            if spec.repr:
+                shown.append(spec.name)
+            if spec.compare:
+                compared.append(spec.name)
+            if spec.compare if spec.hash is None else spec.hash:
+                hashed.append(spec.name)
+        fields = tuple(names)
+        made = _with_slots(cls, fields) if slots else cls
+        made.__record_specs__, made.__record_fields__ = specs, fields
+        made.__match_args__ = fields  # type: ignore[misc]
+        if define_init:
             made.__init__ = _CompiledOnUse(made, specs, frozen)
         if not cls.__doc__:
             made.__doc__ = _signature_doc(made, specs)
-        if "__repr__" not in own:
-            made.__record_repr__ = tuple(f.name for f in specs if f.repr)
+        if define_repr:
+            made.__record_repr__ = tuple(shown)
             made.__repr__ = _repr
-        if "__eq__" not in own:
-            compared = tuple(f.name for f in specs if f.compare)
-            made.__record_compared__ = staticmethod(_values(compared))
+        if define_eq:
+            made.__record_compared__ = staticmethod(_values(tuple(compared)))
             made.__eq__ = _eq
         if not keep_hash:
             # dataclass(eq=True): frozen -> a hash of the hashed fields; mutable -> unhashable
-            hashed = tuple(f.name for f in specs if (f.compare if f.hash is None else f.hash))
-            made.__record_hashed__ = staticmethod(_values(hashed))
+            made.__record_hashed__ = staticmethod(_values(tuple(hashed)))
             made.__hash__ = _hash if frozen else None
         if frozen:
             made.__record_owner__ = made
             made.__setattr__, made.__delattr__ = _frozen_setattr, _frozen_delattr
-        if slots and "__getstate__" not in own:
+        if define_state:
             made.__getstate__, made.__setstate__ = _getstate, _setstate
         return made
 

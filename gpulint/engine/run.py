@@ -20,7 +20,6 @@ from gpulint.core.findings import (
     RuleInfo,
     RunResult,
 )
-from gpulint.core.held import detail_lines
 from gpulint.core.record import field, record, replace
 from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
@@ -32,11 +31,9 @@ from gpulint.inputs import gitops_values
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prepare import prepare
 from gpulint.inputs.readers import PLAIN, Readers
-from gpulint.inputs.skip import not_a_manifest
 from gpulint.model.cluster_profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
 from gpulint.model.values import joined
-from gpulint.model.workloads.unread import unread_gpu_mention
 from gpulint.rules import pages
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.registry import builtin_rules
@@ -247,6 +244,9 @@ def _check_document(
 
 def _notice_unread(doc: Document, resource: Resource, result: FileResult) -> None:
     """An object that names a GPU resource but gave no pod spec: say it was not checked."""
+    # With --verbose only (LAZY in tests/project/test_import_contract.py).
+    from gpulint.model.workloads.unread import unread_gpu_mention
+
     mention = unread_gpu_mention(resource)
     if mention is None:
         return
@@ -340,7 +340,7 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
             )
         finally:
             release(doc)
-    if errors and source.meta.get("skip_if_not_manifest") and not_a_manifest(source, errors):
+    if errors and source.meta.get("skip_if_not_manifest") and _not_a_manifest(source, errors):
         if ctx.settings.verbose:
             result.notices.append(
                 f"{source.path}: skipped: {errors[0].message.split(':')[0]} "
@@ -388,6 +388,28 @@ def _lint_target(target: Target, ctx: Context, readers: Readers) -> FileResult:
     return result
 
 
+def _not_a_manifest(source: Source, errors: list[InputError]) -> bool:
+    """inputs/skip.py's test, for a walked file that did not parse (LAZY in
+    tests/project/test_import_contract.py: most runs have none)."""
+    from gpulint.inputs.skip import not_a_manifest
+
+    return not_a_manifest(source, errors)
+
+
+def _load_hooks(ctx: Context, inapplicable: frozenset[str]) -> None:
+    """``load_rule_hooks`` with the cyclic collector paused, as the console entry pauses it
+    while the command line is imported: importing the rule modules makes modules,
+    functions and classes that live as long as the process, which the collections
+    triggered meanwhile would only traverse (~0.5 ms of a one-file run)."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        load_rule_hooks(ctx, inapplicable)
+    finally:
+        if paused:
+            gc.enable()
+
+
 def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> RunResult:
     """Lint the targets (read through ``readers``), then run the cross-file rules."""
     findings: list[Finding] = []
@@ -399,7 +421,7 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     prepared = prepare(ctx.rules, targets, ctx.settings)
     ctx.unpaired, ctx.profile, ctx.project = prepared.unpaired, prepared.profile, prepared.project
     ctx.gitops = prepared.gitops
-    load_rule_hooks(ctx, prepared.inapplicable)
+    _load_hooks(ctx, prepared.inapplicable)
     if ctx.settings.verbose:
         notices.update(dict.fromkeys(f"cluster profile: {s}" for s in ctx.profile.sources))
         notices.update(dict.fromkeys(f"project: {s}" for s in ctx.project.describe()))
@@ -431,8 +453,10 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     findings = [f for f in findings if not f.held]
     findings.sort(key=Finding.sort_key)
     errors = sorted(dict.fromkeys(errors), key=InputError.sort_key)  # each said once
-    rules = _with_pages([r.info if ctx.settings.rule_docs else r.brief_info for r in ctx.rules])
+    rules = _infos(ctx.rules, ctx.settings.rule_docs)
     if held and ctx.settings.verbose:
+        from gpulint.core.held import detail_lines  # --verbose, held findings (LAZY)
+
         notices.update(dict.fromkeys(detail_lines(held)))
     return RunResult(findings, errors, rules, files, list(notices), held)
 
@@ -441,10 +465,10 @@ def _values_for(ctx: Context) -> str | None:
     return ctx.settings.values_for
 
 
-def _with_pages(infos: list[RuleInfo]) -> list[RuleInfo]:
-    """Built-in rules have a documentation page (docs/rules/); plugins' rules do not."""
+def _infos(rules: list[Rule], with_doc: bool) -> list[RuleInfo]:
+    """What the reports say of the run's rules; built-in rules have a documentation page
+    (docs/rules/), plugins' rules do not."""
     builtin = {rule.code for rule in builtin_rules()}
     return [
-        replace(info, help_uri=pages.help_uri(info.code)) if info.code in builtin else info
-        for info in infos
+        r.described(with_doc, pages.help_uri(r.code) if r.code in builtin else None) for r in rules
     ]

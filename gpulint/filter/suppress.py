@@ -28,7 +28,6 @@ from typing import Any
 from gpulint.core.findings import Finding, InputError, Location, Suppression
 from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
-from gpulint.filter import baseline
 from gpulint.filter.directive_index import DirectiveIndex
 from gpulint.model.kinds.table import get
 from gpulint.model.resource import resources_of
@@ -173,6 +172,9 @@ def after_all_files(ctx: Context, findings: list[Finding], directives: list[Dire
                         finding.suppression = Suppression("config", exemption.reason)
                         break
     if settings.baseline:
+        # Only with --baseline (LAZY in tests/project/test_import_contract.py).
+        from gpulint.filter import baseline
+
         baseline.apply(findings, settings.baseline, settings.baseline_file)
 
 

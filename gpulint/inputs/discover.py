@@ -20,11 +20,13 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
-from gpulint.config.globs import PathFilter
 from gpulint.core.findings import InputError
 from gpulint.core.record import record
-from gpulint.inputs import ignore_files
+
+if TYPE_CHECKING:
+    from gpulint.config.globs import PathFilter
 
 LINTED_SUFFIXES = (".yaml", ".yml", ".json")
 CONTAINERD_MARK = b"io.containerd."
@@ -156,7 +158,7 @@ def _walk(
             continue
         inside = enclosing | {identity}
         if ignoring is not None:
-            filters = filters + tuple(ignore_files.folder_filters(folder, ignoring.in_git))
+            filters = filters + tuple(ignoring.folder_filters(folder))
         subfolders = []
         for entry in entries:
             if entry.name.startswith("."):
@@ -223,9 +225,17 @@ class _Ignoring:
     and the ``.gitignore`` filters of the folders above it within that tree."""
 
     def __init__(self, top: str) -> None:
+        # Only when a folder is walked (LAZY in tests/project/test_import_contract.py).
+        from gpulint.inputs import ignore_files
+
         root = ignore_files.git_root(top)
         self.in_git = root is not None
         self.enclosing = ignore_files.enclosing_filters(top, root)
+        self._folder_filters = ignore_files.folder_filters
+
+    def folder_filters(self, folder: str) -> list[PathFilter]:
+        """The filters of ``folder``'s own ignore files."""
+        return self._folder_filters(folder, self.in_git)
 
 
 def _dedupe(targets: list[Target]) -> list[Target]:

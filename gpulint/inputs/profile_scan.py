@@ -24,7 +24,6 @@ from gpulint.core.sources import decode
 from gpulint.inputs.discover import Target
 from gpulint.model.cluster_profile import ClusterProfile, Observations, decide
 from gpulint.model.resource import release, resources_of
-from gpulint.model.scheduling.profile_facts import observe
 from gpulint.yaml.parse import documents
 
 # What an object that changes the profile cannot be written without: a Node, NodePool or
@@ -64,6 +63,10 @@ class ProfileScan:
     def see(self, target: Target, data: bytes | None) -> None:
         if not data or not may_change_profile(data):
             return
+        # Only for an input that may change the profile (LAZY in
+        # tests/project/test_import_contract.py): most one-file runs have none.
+        from gpulint.model.scheduling.profile_facts import observe
+
         source = decode(target.path, data)
         if isinstance(source, InputError):
             return

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from gpulint.core.findings import ResourceRef
 from gpulint.core.record import field, record
-from gpulint.model.kinds import charts, kubeai
+from gpulint.model.kinds import charts
 from gpulint.model.kinds import table as workloads
 from gpulint.model.kinds.charts import chart_pods
 from gpulint.model.kinds.generic import find_generic
@@ -359,6 +359,9 @@ def _resources_of(doc: Document) -> Iterator[Resource]:
     if found:
         return
     # A KubeAI values file: each resource profile is the pod of the Models that name it.
+    # Only for a document that is no object (LAZY in tests/project/test_import_contract.py).
+    from gpulint.model.kinds import kubeai
+
     for prefix, name, profile in kubeai.profiles_of(data):
         yield Resource(doc, prefix, profile, kubeai.KIND, kubeai.API_VERSION, name, None)
 

@@ -214,7 +214,7 @@ class Rule:
         names = [o.name for o in self.options]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.code}: an option is declared twice ({', '.join(names)})")
-        self.doc_text = cleandoc(self.doc_text or "")
+        self.doc_text = cleandoc(self.doc_text) if self.doc_text else ""  # index rules: ""
 
     @property
     def doc(self) -> str:
@@ -314,27 +314,24 @@ class Rule:
 
     @property
     def info(self) -> RuleInfo:
-        return RuleInfo(
-            self.code,
-            self.name,
-            self.severity,
-            self.summary,
-            self.doc,
-            fix=self.fix,
-            default=self.default,
-        )
+        return self.described()
 
     @property
     def brief_info(self) -> RuleInfo:
         """``info`` without the documentation (which a pack rule reads from its source)."""
+        return self.described(with_doc=False)
+
+    def described(self, with_doc: bool = True, help_uri: str | None = None) -> RuleInfo:
+        """``info`` (``brief_info`` without ``with_doc``) with its documentation page."""
         return RuleInfo(
             self.code,
             self.name,
             self.severity,
             self.summary,
-            "",
-            fix=self.fix,
-            default=self.default,
+            self.doc if with_doc else "",
+            help_uri,
+            self.fix,
+            self.default,
         )
 
     def sections(self) -> dict[str, str]:

@@ -17,11 +17,15 @@ _FALSE = frozenset({"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off"
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)\Z")
 # go-yaml v2 (resolve.go, the 'D' and 'S' hints) drops every "_" and calls
 # strconv.ParseInt(plain, 0, 64): base 0 reads 0x/0X, 0o/0O, 0b/0B and a leading 0.
-_OCT = re.compile(r"[-+]?0[0-7_]+\Z")
-_OCT_O = re.compile(r"[-+]?0[oO][0-7_]+\Z")
-_HEX = re.compile(r"[-+]?0[xX][0-9a-fA-F_]+\Z")
-_BIN = re.compile(r"[-+]?0[bB][01_]+\Z")
+# Compiled when first needed: only a scalar whose digits start 0 and one of _RADIX_NEXT
+# can be such a number, and most manifests hold none.
+_OCT = lazy(r"[-+]?0[0-7_]+\Z")
+_OCT_O = lazy(r"[-+]?0[oO][0-7_]+\Z")
+_HEX = lazy(r"[-+]?0[xX][0-9a-fA-F_]+\Z")
+_BIN = lazy(r"[-+]?0[bB][01_]+\Z")
+_RADIX_NEXT = frozenset("xXbBoO01234567_")  # what follows the 0 of the four above
 _FLOAT = lazy(r"[-+]?(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][-+]?[0-9]+)?\Z")
+_FLOAT_CHARS = frozenset("0123456789_.eE+-")  # all _FLOAT matches (a quantity: 64Gi, 500m: none)
 _SPECIAL_FLOATS = {
     ".inf": float("inf"),
     ".Inf": float("inf"),
@@ -56,19 +60,21 @@ def resolve_plain(text: str) -> object:
     try:
         if _INT.match(text):
             return int(text.replace("_", ""))
-        if _HEX.match(text):
-            return int(text.replace("_", ""), 16)
-        if _BIN.match(text):
-            return int(text.replace("_", ""), 2)
-        if _OCT.match(text) or _OCT_O.match(text):
-            return int(text.replace("_", ""), 8)
+        digits = text[1:] if first in "+-" else text
+        if digits[:1] == "0" and digits[1:2] in _RADIX_NEXT:
+            if _HEX.match(text):
+                return int(text.replace("_", ""), 16)
+            if _BIN.match(text):
+                return int(text.replace("_", ""), 2)
+            if _OCT.match(text) or _OCT_O.match(text):
+                return int(text.replace("_", ""), 8)
     except ValueError:
         # More digits than Python converts (sys.get_int_max_str_digits); go-yaml
         # cannot hold such a number either and keeps the text.
         return text
     if text in _SPECIAL_FLOATS:
         return _SPECIAL_FLOATS[text]
-    if _FLOAT.match(text) and any(c.isdigit() for c in text):
+    if _FLOAT_CHARS.issuperset(text) and _FLOAT.match(text) and any(c.isdigit() for c in text):
         try:
             return float(text.replace("_", ""))
         except ValueError:

@@ -789,3 +789,30 @@ def _write(tmp_path, text: str):
 
 
 # --- GPU901 ray-gpus-mismatch ---
+
+
+def test_the_crd_modules_name_api_groups_of_their_own():
+    """So table.lookup answers an object of a built-in kind's group from the built-in
+    kinds alone, without importing the CRD modules (start-up)."""
+    from gpulint.model.kinds import assembled, crds, kubeai, table
+
+    for module in (crds, assembled, kubeai):
+        for entry in module.KINDS:
+            assert entry.group is not None, (module.__name__, entry.kind)
+            assert entry.group not in table._BUILTIN_GROUPS, (module.__name__, entry.kind)
+
+
+def test_lookup_answers_as_the_whole_table_does():
+    from gpulint.model.kinds import table
+
+    whole = table._whole_table()
+    versions = {f"{e.group}/v1" if e.group else "v1" for es in whole.values() for e in es}
+    versions |= {"v1", "apps/v1", "batch/v1", "example.com/v1", "nogroup"}
+    kinds = [*whole, "ConfigMap", "Unknown"]
+    for kind in kinds:
+        for version in sorted(versions):
+            group = table.api_group(version)
+            expected = next(
+                (e for e in whole.get(kind, ()) if e.group is None or e.group == group), None
+            )
+            assert table.lookup(kind, version) is expected, (kind, version)

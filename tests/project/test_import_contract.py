@@ -168,6 +168,37 @@ LAZY: dict[tuple[str, str], str] = {
     # Tracebacks only with --debug.
     ("gpulint.engine.run", "traceback"): "traceback: ~0.9 ms",
     ("gpulint.cli.main", "traceback"): "traceback: ~0.9 ms",
+    # What only a config file, a baseline, a folder walk or --verbose needs (issue 29's
+    # last item, branch startup; figures of 2026-12-04 with the cost of a module's import
+    # on that machine, ~0.25 ms, in each).
+    ("gpulint.cli.adoption", "gpulint.config.loading"): "~0.2 ms, only with a config file",
+    ("gpulint.config.file", "gpulint.validate.schema"): "the schema layer (quick, refs, "
+    "schema): ~1.4 ms, only to validate a config file (or print its schema)",
+    ("gpulint.config.file", "gpulint.validate.quick"): "with the schema layer, as above",
+    ("gpulint.model.gpu.mig", "gpulint.validate.schema"): "the schema layer, only to suggest "
+    "a MIG profile's name",
+    ("gpulint.model.nvidia.operator", "gpulint.validate.schema"): "the schema layer, only for "
+    "GPU Operator values",
+    ("gpulint.cli.adoption", "gpulint.filter.baseline"): "~0.35 ms, --baseline or "
+    "--write-baseline only",
+    ("gpulint.filter.suppress", "gpulint.filter.baseline"): "~0.35 ms, --baseline only",
+    ("gpulint.inputs.discover", "gpulint.inputs.ignore_files"): "~0.3 ms, a folder walk only",
+    ("gpulint.engine.run", "gpulint.inputs.skip"): "~0.25 ms, a walked file that did not parse",
+    ("gpulint.engine.run", "gpulint.model.workloads.unread"): "~0.3 ms, --verbose only",
+    ("gpulint.inputs.profile_scan", "gpulint.model.scheduling.profile_facts"): "~1.2 ms "
+    "(with scheduling.nodes), only for an input that may change the cluster profile",
+    # The CRD kinds of the workload table (model/kinds/table.py): only for an object of a
+    # group no built-in kind has.
+    ("gpulint.model.kinds.table", "gpulint.model.kinds.crds"): "crds, assembled and kubeai "
+    "with the ~90 records of their entries: ~2.2 ms",
+    ("gpulint.model.kinds.table", "gpulint.model.kinds.assembled"): "with crds, as above",
+    ("gpulint.model.kinds.table", "gpulint.model.kinds.kubeai"): "with crds, as above",
+    ("gpulint.model.resource", "gpulint.model.kinds.kubeai"): "~0.25 ms, only for a "
+    "document that is no object (a KubeAI values file)",
+    ("gpulint.cli.adoption", "gpulint.config.globs"): "~0.35 ms, only with exclude patterns",
+    ("gpulint.config.file", "gpulint.config.globs"): "with a config file's exclude patterns",
+    ("gpulint.report.text", "gpulint.core.held"): "~0.25 ms, only when findings are held back",
+    ("gpulint.engine.run", "gpulint.core.held"): "~0.25 ms, --verbose with findings held back",
 }
 
 # Once-temporary allowlists of the rule-API work (issue 12, branch i12-api): empty now that

@@ -125,14 +125,87 @@ def test_what_the_init_does_not_write_is_refused() -> None:
             b: int  # type: ignore[misc]
 
 
-def test_init_is_compiled_on_first_use_and_then_is_a_plain_function() -> None:
+def test_init_is_compiled_after_its_first_instances_and_then_is_a_plain_function() -> None:
     _, made = _pair(True, True)
     assert type(made.__dict__["__init__"]).__name__ == "_CompiledOnUse"
     first = made(1)
+    for _ in range(records.COMPILE_AFTER - 1):
+        assert made(1) == first
+    assert type(made.__dict__["__init__"]).__name__ == "_CompiledOnUse"
+    assert made(1) == first  # the COMPILE_AFTER-th instance compiles it
     assert inspect.isfunction(made.__dict__["__init__"]) and made(1) == first
     _, other = _pair(False, False)
     assert "x" in str(inspect.signature(other))  # a lookup compiles it too
     assert inspect.isfunction(other.__dict__["__init__"])
+
+
+def _calls() -> list[tuple[tuple, dict]]:
+    """Calls of Point(x, label="p", tags=(), memo=<factory>), bound and not."""
+    return [
+        ((1,), {}),
+        ((1, "q"), {}),
+        ((1, "q", ("t",), {"m": 1}), {}),
+        ((), {"x": 2}),
+        ((3,), {"tags": ("a",), "memo": {}}),
+        ((), {"memo": {"k": 1}, "x": 4, "label": ""}),
+        ((1,), {"memo": records._FACTORY}),  # the factory's own default, given
+        ((1, records._FACTORY), {}),  # given to a field without a factory: kept
+        ((1, "q", (), records._FACTORY), {}),  # every field by position, the factory's default
+        ((), {}),  # x missing
+        ((1, "q", (), {}, 5), {}),  # too many
+        ((1,), {"x": 2}),  # x twice
+        ((1,), {"y": 2}),  # unknown
+        ((1,), {"self": 2}),
+    ]
+
+
+def _outcome(cls: type, args: tuple, kwargs: dict) -> tuple:
+    try:
+        made = cls(*args, **kwargs)
+    except TypeError as exc:
+        return ("TypeError", str(exc))
+    return ("made", made.x, made.label, made.tags, made.memo)
+
+
+@pytest.mark.parametrize(("frozen", "slots"), OPTIONS)
+def test_the_first_instances_are_made_as_the_compiled_init_makes_them(
+    frozen: bool, slots: bool
+) -> None:
+    for args, kwargs in _calls():
+        _, before = _pair(frozen, slots)  # a fresh record: its first instance
+        _, compiled = _pair(frozen, slots)
+        assert inspect.isfunction(compiled.__init__)  # a lookup on the class compiles it
+        assert type(before.__dict__["__init__"]).__name__ == "_CompiledOnUse"
+        assert _outcome(before, args, kwargs) == _outcome(compiled, args, kwargs)
+
+
+def test_a_record_not_compiled_yet_sets_its_fields_in_order_then_runs_post_init() -> None:
+    seen: list[str] = []
+
+    def factory(name: str) -> Any:
+        return lambda: seen.append(name) or name
+
+    def body() -> type:
+        @record(frozen=True)
+        class Ordered:
+            """A record that says what happens in its __init__."""
+
+            a: str = field(default_factory=factory("a"))
+            b: str = "b"
+            c: str = field(default_factory=factory("c"))
+
+            def __post_init__(self) -> None:
+                seen.append(f"post {self.a}{self.b}{self.c}")
+
+        return Ordered
+
+    made = body()(b="B")
+    first = list(seen)
+    seen.clear()
+    compiled = body()
+    compiled.__init__  # noqa: B018 - a lookup compiles it
+    assert compiled(b="B").c == made.c == "c"
+    assert seen == first == ["a", "c", "post aBc"]
 
 
 def test_an_undocumented_record_gets_the_dataclass_docstring() -> None:

@@ -54,6 +54,15 @@ DEFERRED = (
     "dataclasses",  # gpulint's records are made without it (core/record.py)
     "click.shell_completion",  # only when a shell asks for completions
     "gpulint.cli.rule_commands",  # the code of the other commands
+    "gpulint.config.loading",  # only with a config file
+    "gpulint.validate",  # the schema layer: a config file, GPU Operator values, a suggestion
+    "gpulint.filter.baseline",  # only with --baseline or --write-baseline
+    "gpulint.inputs.ignore_files",  # only for a folder walk
+    "gpulint.inputs.skip",  # only for a walked file that did not parse
+    "gpulint.model.workloads.unread",  # only with --verbose
+    "gpulint.model.scheduling.profile_facts",  # only for an input that may change the profile
+    "gpulint.model.kinds.crds",  # only for an object of a CRD's group (a Job is batch's)
+    "gpulint.config.globs",  # only with exclude patterns (or a folder's ignore files)
 )
 
 GPU_JOB = """\

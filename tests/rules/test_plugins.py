@@ -178,3 +178,19 @@ def test_without_the_plugin_the_rules_are_absent(tmp_path):
     listing = _gpulint(env, tmp_path, "rules")
     assert listing.returncode == 0
     assert "ACME001" not in listing.stdout
+
+
+def test_the_metadata_scan_finds_a_declaration_and_reads_nothing_else_amiss(tmp_path, monkeypatch):
+    from gpulint.rules import registry
+
+    plain = tmp_path / "other-1.0.dist-info"
+    plain.mkdir()
+    (plain / "entry_points.txt").write_bytes(b"[console_scripts]\nother = other:main\n")
+    (tmp_path / "nothing-1.0.dist-info").mkdir()  # no entry_points.txt
+    (tmp_path / "odd-1.0.dist-info" / "entry_points.txt").mkdir(parents=True)  # a folder
+    monkeypatch.setattr(sys, "path", [str(tmp_path), str(tmp_path / "missing")])
+    assert registry._any_plugin_declared() is False
+    declares = tmp_path / "team-1.0.egg-info"
+    declares.mkdir()
+    (declares / "entry_points.txt").write_bytes(b"x" * 70_000 + b"\n[gpulint.rules]\nteam = t\n")
+    assert registry._any_plugin_declared() is True

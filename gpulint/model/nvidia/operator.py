@@ -8,13 +8,15 @@ the operator. Source: NVIDIA/gpu-operator (see gpulint's catalog).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpulint import catalog
 from gpulint.core.record import record
 from gpulint.model.nvidia import recognise
 from gpulint.model.resource import Resource
-from gpulint.validate import schema as schema_check
+
+if TYPE_CHECKING:
+    from gpulint.validate import schema as schema_check
 
 API_VERSION = "nvidia.com/v1"
 KIND = "ClusterPolicy"
@@ -87,6 +89,9 @@ def values_view(values: dict, prefix: tuple = ()) -> OperatorView:
 
 def values_problems(values: dict) -> list[schema_check.SchemaProblem]:
     """Keys the gpu-operator chart never reads (top level, devicePlugin, gfd, mig), wrong types."""
+    # Only for the operator's values (LAZY in tests/project/test_import_contract.py).
+    from gpulint.validate import schema as schema_check
+
     found = []
     for problem in schema_check.check(values, VALUES_SCHEMA):
         if problem.message.startswith("unknown key"):

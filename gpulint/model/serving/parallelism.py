@@ -102,6 +102,9 @@ def literal_env(container: Container) -> dict[str, tuple[str, tuple]]:
 
 
 def _expand(pattern: LazyPattern[str], text: str, env: dict[str, tuple[str, tuple]]) -> str:
+    if "$" not in text:
+        return text  # what both patterns need (a run whose commands hold none compiles neither)
+
     def sub(match: re.Match) -> str:
         name = next(g for g in match.groups() if g)
         return env[name][0] if name in env else match.group(0)

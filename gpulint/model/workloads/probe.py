@@ -112,7 +112,7 @@ def is_check_script(name: str, args: list[str]) -> bool:
     """Whether program ``name`` with ``args`` is an interpreter running a GPU check script
     (see the module docstring): the first word that is not a flag names a ``.py`` file
     whose stem holds a check word and a device word."""
-    if not _INTERPRETER.match(name):
+    if not name.startswith("python") or not _INTERPRETER.match(name):
         return False
     script = next((a for a in args if not a.startswith("-")), None)
     if script is None or any(a in ("-c", "-m") for a in args[: args.index(script)]):

@@ -65,3 +65,14 @@ spec:
     found = lint(tmp_path, text, "--select", "GPU902,GPU101")
     assert where(found) == [("GPU902", 1, 13), ("GPU101", 12, 13)]
     assert "KFServing became KServe in 0.7" in found[0]["message"]
+
+
+def test_its_trigger_holds_every_group_it_reports():
+    """GPU902's module is imported only for inputs that mention kubeflow.org."""
+    from gpulint.rules.builtin import gpu902_ml_operator_api_unserved as gpu902
+
+    groups = {group for group, _kind in gpu902.UNSERVED} | {gpu902.KFSERVING_GROUP}
+    trigger = gpu902.rule.reads
+    assert trigger is not None
+    assert all(trigger.matches(f"apiVersion: {group}/v1alpha1".encode()) for group in groups)
+    assert not trigger.matches(b"apiVersion: apps/v1\nkind: Deployment\n")
