@@ -317,3 +317,20 @@ def test_a_helmfile_release(tmp_path):
     other = HELMFILE.replace("https://helm.otwld.com/", "https://cowboysysop.github.io/charts/")
     assert _pods(other) == []
     assert lint(tmp_path, other, "--select", "GPU701", name="helmfile.yaml") == []
+
+
+def test_a_flux_release_whose_values_come_from_a_valuesfrom_configmap(tmp_path):
+    # The GPU settings in the ConfigMap, NVIDIA_VISIBLE_DEVICES inline: one pod of the merged
+    # values, GPU701 at the inline value, the chart's GPU count from the ConfigMap's block.
+    release = HELMRELEASE.replace(
+        "        enabled: true\n        number: 2\n", "        enabled: true\n"
+    ).replace(
+        "  values:\n", "  valuesFrom:\n    - kind: ConfigMap\n      name: ollama-gpu\n  values:\n"
+    )
+    configmap = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ollama-gpu\n  namespace: ai\n"
+        "data:\n  values.yaml: |\n    ollama:\n      gpu:\n        number: 3\n"
+    )
+    found = lint(tmp_path, release + "---\n" + configmap, "--select", "GPU701")
+    assert where(found) == [("GPU701", 26, 16)]  # value: all, two lines down (valuesFrom)
+    assert "holds 3 GPU(s)" in found[0]["message"]  # number: 3, from the ConfigMap

@@ -243,7 +243,8 @@ def release_of(obj: Any, values_path: tuple) -> Release | None:
     if not isinstance(obj, dict) or not values_path:
         return None
     kind = obj.get("kind")
-    if kind == "HelmRelease" and values_path == ("spec", "values"):
+    # spec.values, or (values read from valuesFrom too) the merged view anchored at spec
+    if kind == "HelmRelease" and values_path[:1] == ("spec",):
         spec = ("spec", "chart", "spec")
         reference = at_path(obj, spec + ("chart",))
         source = mapping(at_path(obj, spec + ("sourceRef",))).get("kind")
