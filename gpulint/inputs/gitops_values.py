@@ -503,12 +503,16 @@ def _values_file(
         return None, None  # a template Helmfile renders first
     if is_remote(name):
         return None, f"remote values file {shown} not fetched (gpulint never fetches); {unjudged}"
+    if "\0" in name:  # no file can have that name (and the system calls refuse it)
+        return None, f"values file {shown} holds a NUL character: no file has that name; {unjudged}"
     path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(host)), name))
     follow = settings.render.follow_symlinks
     if not inside(os.path.realpath(path), allowed) and not (follow and inside(path, allowed)):
         return None, f"values file {shown} lies outside the linted tree: not read ({unjudged})"
     if not os.path.exists(path):
         return None, f"values file {shown} not found; {unjudged}"
+    if os.path.isdir(path):
+        return None, f"values file {shown} is a folder, not a file; {unjudged}"
     return path, None
 
 

@@ -366,11 +366,12 @@ def test_gpu402_a_helmfile_values_file_at_its_line(tmp_path):
 def test_helmfile_values_files_not_read_are_input_errors_at_their_names(tmp_path):
     (tmp_path.parent / "outside.yaml").write_text("migStrategy: mixd\n")
     (tmp_path / "linked.yaml").symlink_to(tmp_path.parent / "outside.yaml")
+    (tmp_path / "values").mkdir()
     text = HELMFILE.replace(
         "      - values/plugin.yaml\n",
         "      - values/missing.yaml\n      - ../outside.yaml\n      - linked.yaml\n"
         "      - https://example.com/values.yaml\n      - env/{{ .Environment.Name }}.yaml\n"
-        "      - defaults.yaml.gotmpl\n",
+        '      - defaults.yaml.gotmpl\n      - "values/\\0plugin.yaml"\n      - values\n',
     )
     found = _check(tmp_path, {"helmfile.yaml": text}, "--select", "GPU402", named="helmfile.yaml")
     assert found["findings"] == []
@@ -380,11 +381,16 @@ def test_helmfile_values_files_not_read_are_input_errors_at_their_names(tmp_path
         ("helmfile.yaml", 8, 9),
         ("helmfile.yaml", 9, 9),
         ("helmfile.yaml", 10, 9),
+        ("helmfile.yaml", 13, 9),
+        ("helmfile.yaml", 14, 9),
     ]
     assert "'values/missing.yaml' not found" in errors[0][3]
     assert "'../outside.yaml' lies outside the linted tree" in errors[1][3]
     assert "'linked.yaml' lies outside the linted tree" in errors[2][3]  # a link out
     assert "remote values file 'https://example.com/values.yaml' not fetched" in errors[3][3]
+    # a NUL in the name (a YAML escape): no file has it; an input error, not a crash
+    assert "'values/\\x00plugin.yaml' holds a NUL character" in errors[4][3]
+    assert "'values' is a folder, not a file" in errors[5][3]
 
 
 def test_a_link_out_of_the_tree_is_read_with_follow_symlinks(tmp_path):
