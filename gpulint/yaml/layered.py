@@ -65,6 +65,15 @@ class Layer:
     label: str = ""  # what the layer is, for --verbose ("ConfigMap gpu/plugin-values")
 
 
+@record
+class _Index:
+    """Where a release's layers write: which of them can own a finding's path."""
+
+    mappings: list[int]  # layers of whole values (files, inline mappings)
+    point_at: dict[tuple, list[int]]  # point layers by the path they set
+    point_under: dict[tuple, int]  # the last point layer whose path starts with the key
+
+
 # positions.place_with_value for the host document (passed in: positions imports this module)
 HostPlace = Callable[[tuple, str], tuple]
 
@@ -74,7 +83,7 @@ class Layered:
     which names the release in its document, so every reader of one document gets the
     same step."""
 
-    __slots__ = ("key", "release", "layers", "values", "label", "anchor")
+    __slots__ = ("key", "release", "layers", "values", "label", "anchor", "_index")
 
     def __init__(
         self,
@@ -92,6 +101,7 @@ class Layered:
         # The steps a values path puts before this one (``release`` for a release's values:
         # readers that tell releases apart by their path's start see the release there).
         self.anchor = anchor
+        self._index: _Index | None = None  # built when a finding is first placed
 
     def __eq__(self, other: object) -> bool:
         return type(other) is Layered and other.key == self.key
@@ -112,16 +122,33 @@ class Layered:
         ``a.b.c``) is that layer's, at what names it (the path ``_NAMED``)."""
         found = _existing(self.values, sub)
         exact = len(found) == len(_plain(sub))
-        for layer in reversed(self.layers):
-            rest = _below(layer, found)
+        index = self._index or self._indexed()
+        # Only the mapping layers and the point layers set at a prefix of ``found`` can hold
+        # it: a release may have thousands of parameters, and a finding each.
+        candidates = set(index.mappings)
+        for end in range(len(found) + 1):
+            candidates.update(index.point_at.get(found[:end], ()))
+        for i in sorted(candidates, reverse=True):
+            rest = _below(self.layers[i], found)
             if rest is not None:
-                return layer, rest, exact
-        if found:  # a container only a point layer's path makes (a parameter a.b.c: a.b)
-            for layer in reversed(self.layers):
-                if layer.point and layer.at[: len(found)] == found:
-                    return layer, _NAMED, False
+                return self.layers[i], rest, exact
+        last = index.point_under.get(found) if found else None
+        if last is not None:  # a container only a point layer's path makes (a parameter a.b.c: a.b)
+            return self.layers[last], _NAMED, False
         roots = [layer for layer in self.layers if not layer.point] or list(self.layers)
         return roots[-1], (), exact
+
+    def _indexed(self) -> _Index:
+        index = _Index([], {}, {})
+        for i, layer in enumerate(self.layers):
+            if not layer.point:
+                index.mappings.append(i)
+                continue
+            index.point_at.setdefault(layer.at, []).append(i)
+            for end in range(1, len(layer.at) + 1):
+                index.point_under[layer.at[:end]] = i  # the last layer under each prefix
+        self._index = index
+        return index
 
     def place(self, before: tuple, sub: tuple, at: str, host_place: HostPlace) -> tuple:
         """(location, pointer, template, template location, value source) of ``sub``, as
@@ -182,10 +209,26 @@ def _below(layer: Layer, found: tuple) -> tuple | None:
     return rest if _existing(layer.values, rest) == rest else None
 
 
+# Nulls a release's list indexes may pad its values with, all together. strvals bounds
+# each index (65,536), not their sum: 3,000 parameters `aN[65536]` in a 143 KB file held
+# 1.5 GB. A point layer that would pad past it is not read.
+MAX_PADDING = 65_536
+
+
 def merged(layers: tuple[Layer, ...]) -> Any:
-    """The layers merged, lowest precedence first (Helm's mergeMaps; point layers as --set)."""
+    """The layers merged, lowest precedence first (Helm's mergeMaps; point layers as --set).
+
+    Built in place: every value here is a copy (a layer's values are copied as they are
+    merged), so a set changes nothing a caller holds and costs the path's length, not the
+    size of what was merged so far."""
     result: Any = {}
+    padding = MAX_PADDING  # what the layers may still pad with
     for layer in layers:
+        if layer.at:
+            nulls = _nulls(result, layer.at)
+            if nulls > padding:
+                continue  # not read: see MAX_PADDING
+            padding -= nulls
         value = copy.deepcopy(layer.values)
         if layer.point:
             result = _set(result, layer.at, value)
@@ -196,6 +239,19 @@ def merged(layers: tuple[Layer, ...]) -> Any:
             combined = _merge(current, value) if isinstance(current, dict) else value
             result = _set(result, layer.at, combined)
     return result
+
+
+def _nulls(values: Any, path: tuple) -> int:
+    """How many nulls setting ``path`` in ``values`` pads lists with."""
+    count = 0
+    for step in path:
+        if type(step) is int:
+            have = len(values) if isinstance(values, list) else 0
+            count += max(step - have, 0)
+            values = values[step] if step < have else None
+        else:
+            values = values.get(step) if isinstance(values, dict) else None
+    return count
 
 
 def _merge(base: dict, over: dict) -> dict:
@@ -220,16 +276,18 @@ def _get(values: Any, path: tuple) -> Any:
 
 
 def _set(values: Any, path: tuple, value: Any) -> Any:
-    """``values`` with ``value`` set at ``path`` (strvals: a list index pads with nulls)."""
+    """``values`` with ``value`` set at ``path``, in place (strvals: a list index pads with
+    nulls)."""
     if not path:
         return value
     step, rest = path[0], path[1:]
     if type(step) is int:
-        items = list(values) if isinstance(values, list) else []
-        items.extend([None] * (step + 1 - len(items)))
+        items = values if isinstance(values, list) else []
+        if step >= len(items):
+            items.extend([None] * (step + 1 - len(items)))
         items[step] = _set(items[step], rest, value)
         return items
-    out = dict(values) if isinstance(values, dict) else {}
+    out = values if isinstance(values, dict) else {}
     out[step] = _set(out.get(step), rest, value)
     return out
 

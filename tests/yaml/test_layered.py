@@ -50,3 +50,45 @@ def test_a_string_holding_yaml_is_read_inside():
         ("values", "migStrategy"),
         True,
     )
+
+
+def test_list_padding_is_bounded_for_the_whole_release():
+    # strvals bounds each index (65,536), not their sum: three far indexes would pad 196,608
+    # nulls (3,000 such parameters held 1.5 GB); past the bound a parameter is not read.
+    from gpulint.yaml.layered import MAX_PADDING
+
+    far = [Layer("x", at=(f"a{i}", MAX_PADDING - 10), point=True, host=("p", i)) for i in range(3)]
+    near = Layer("y", at=("b", 3), point=True, host=("p", 9))
+    values = _view(*far, near).values
+    assert len(values["a0"]) == MAX_PADDING - 9  # its nulls and the value
+    assert "a1" not in values and "a2" not in values  # not read: the padding is spent
+    assert values["b"] == [None, None, None, "y"]  # 3 of the 10 nulls left
+
+
+def test_placing_every_parameter_of_a_release_is_linear(monkeypatch):
+    """A release with thousands of parameters and a finding at each: the owner of a path is
+    looked for among the layers that can hold it, not among all of them (count, not time)."""
+    import gpulint.yaml.layered as layered
+
+    calls = 0
+    below = layered._below
+
+    def counted(layer, found):
+        nonlocal calls
+        calls += 1
+        return below(layer, found)
+
+    monkeypatch.setattr(layered, "_below", counted)
+
+    def cost(n: int) -> int:
+        nonlocal calls
+        calls = 0
+        base = Layer({"image": {"tag": "v1"}}, host=("base",))
+        points = [Layer(i, at=(f"k{i}",), point=True, host=("p", i)) for i in range(n)]
+        view = _view(base, *points)
+        for i in range(n):
+            assert view.owner((f"k{i}",))[0] is points[i]
+        return calls
+
+    small, large = cost(500), cost(1000)
+    assert large <= 2.2 * small, (small, large)
