@@ -150,6 +150,11 @@ def flux_host(data: Any, unit: str | None, index: int) -> FluxHost | None:
         if isinstance(target_text, str) and target_text and target is None:
             continue  # a targetPath Helm would refuse: the release fails; nothing to read
         refs.append(ValuesRef(i, item["kind"], ref_name, key, target))
+    # A reference given again adds nothing its last time does not (Helm's merge of the same
+    # values is idempotent): each is read once, where it is last given (2,000 references to
+    # one ConfigMap in a 159 KB file read it 2,000 times: 524 MB).
+    last = {(r.kind, r.name, r.key, r.target): r for r in refs}
+    refs = [r for r in refs if last[r.kind, r.name, r.key, r.target] is r]
     chart_ref = None
     ref = spec.get("chartRef")
     if (

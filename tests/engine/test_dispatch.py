@@ -4,10 +4,14 @@ file's finding may come from anywhere)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
 from gpulint.engine.context import build_context, load_rule_hooks
 from gpulint.engine.run import source_rules
+from gpulint.model.resource import resources_of
+from gpulint.yaml.parse import parse
 from tests.helpers import RULES, lint, where
 
 POD = """\
@@ -76,11 +80,6 @@ def test_a_resource_without_pod_specs_meets_no_pods_only_check():
 def _objects_without_pod_specs():
     """Every object without a pod spec in the rules' documented examples (Nodes, ConfigMaps,
     ClusterPolicies, RuntimeClasses, DRA objects...), the examples and the test data."""
-    from pathlib import Path
-
-    from gpulint.model.resource import resources_of
-    from gpulint.yaml.parse import parse
-
     root = Path(__file__).resolve().parents[2]
     texts = [(f"{r.code}.yaml", text) for r in RULES for text in r.examples()]
     for path in sorted([*root.glob("examples/**/*.yaml"), *root.glob("tests/**/*.yaml")]):

@@ -3,8 +3,9 @@ points, and which layer wrote what a path reports."""
 
 from __future__ import annotations
 
+import gpulint.yaml.layered as layered
 from gpulint.yaml.embedded import INSIDE
-from gpulint.yaml.layered import Layer, Layered
+from gpulint.yaml.layered import MAX_PADDING, Layer, Layered
 
 
 def _view(*layers: Layer) -> Layered:
@@ -55,8 +56,6 @@ def test_a_string_holding_yaml_is_read_inside():
 def test_list_padding_is_bounded_for_the_whole_release():
     # strvals bounds each index (65,536), not their sum: three far indexes would pad 196,608
     # nulls (3,000 such parameters held 1.5 GB); past the bound a parameter is not read.
-    from gpulint.yaml.layered import MAX_PADDING
-
     far = [Layer("x", at=(f"a{i}", MAX_PADDING - 10), point=True, host=("p", i)) for i in range(3)]
     near = Layer("y", at=("b", 3), point=True, host=("p", 9))
     values = _view(*far, near).values
@@ -68,8 +67,6 @@ def test_list_padding_is_bounded_for_the_whole_release():
 def test_placing_every_parameter_of_a_release_is_linear(monkeypatch):
     """A release with thousands of parameters and a finding at each: the owner of a path is
     looked for among the layers that can hold it, not among all of them (count, not time)."""
-    import gpulint.yaml.layered as layered
-
     calls = 0
     below = layered._below
 
