@@ -178,7 +178,8 @@ def _with_values_read(
 ) -> SourceRules:
     """``rules`` for a document whose releases read values from other files
     (model/values/joined.py): a rule whose trigger that text holds may report on it too."""
-    text = "\n".join(extra.text for extra in extras if extra.text)
+    # each text once: releases of one file often read the same values file
+    text = "\n".join(dict.fromkeys(extra.text for extra in extras if extra.text))
     if not text or not rules.silent:
         return rules
     return source_rules(ctx, source, text)

@@ -558,6 +558,9 @@ def file_extras(
     extras: list[joined.Extra] = []
     allowed: list[str] | None = None
     owner = joined.owner_of(data)
+    # One read of each file however many releases name it (500 releases naming one 128 KB
+    # file parsed it 500 times and never finished); its read errors said once.
+    reads: dict[str, tuple[Layer, str] | None] = {}
     for release, named in _named_files(data):
         layers: list = []
         texts: list[str] = []
@@ -571,7 +574,9 @@ def file_extras(
                 location, _pointer = locate(doc, layer[1], "value")
                 errors.append(InputError(doc.source.path, why, location.line, location.column))
             elif path is not None:
-                read = _read_layer(path, errors)
+                if path not in reads:
+                    reads[path] = _read_layer(path, errors)
+                read = reads[path]
                 if read is not None:
                     layers.append(read[0])
                     texts.append(read[1])

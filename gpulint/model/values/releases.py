@@ -250,8 +250,23 @@ def _parameters(data: dict, where: tuple) -> list[Layer]:
     return found
 
 
+def _judged_before(seen: set, name: str, layers: tuple) -> bool:
+    """Whether an earlier release of the document reads the same chart from the same values
+    files alone (the same layers: a file is read once however many releases name it). Its
+    findings would land at the same places, so it is judged once (500 releases naming one
+    128 KB file judged it 500 times and never finished)."""
+    if not layers or not all(isinstance(layer, Layer) for layer in layers):
+        return False
+    key = (name, tuple(id(layer) for layer in layers))
+    if key in seen:
+        return True
+    seen.add(key)
+    return False
+
+
 def _kustomize(data: dict) -> Iterator[tuple[str, tuple]]:
     entries = at_path(data, ("helmCharts",))
+    seen: set = set()
     for i, entry in enumerate(entries if isinstance(entries, list) else ()):
         if not isinstance(entry, dict):
             continue
@@ -259,6 +274,8 @@ def _kustomize(data: dict) -> Iterator[tuple[str, tuple]]:
         extra = joined.of(data, release)
         if extra is not None and extra.layers:
             name = chart_name(entry.get("name"))
+            if name is not None and _judged_before(seen, name, extra.layers):
+                continue
             view = _view(data, release, extra.layers, extra.label) if name else None
             if name is not None and view is not None:
                 yield name, view
@@ -267,6 +284,7 @@ def _kustomize(data: dict) -> Iterator[tuple[str, tuple]]:
 
 
 def _helmfile(data: dict) -> Iterator[tuple[str, tuple]]:
+    seen: set = set()
     for i, release in enumerate(data["releases"]):
         values = release.get("values") if isinstance(release, dict) else None
         name = chart_name(release.get("chart")) if isinstance(release, dict) else None
@@ -281,7 +299,7 @@ def _helmfile(data: dict) -> Iterator[tuple[str, tuple]]:
         )
         if len(layers) == 1 and isinstance(layers[0], tuple):
             yield name, layers[0]
-        elif layers:
+        elif layers and not _judged_before(seen, name, layers):
             view = _view(data, at, layers, "Helmfile release values")
             if view is not None:
                 yield name, view

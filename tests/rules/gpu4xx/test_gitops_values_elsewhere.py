@@ -12,7 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from gpulint.inputs.gitops_values import flux_host
+from gpulint.core.settings import Settings
+from gpulint.core.sources import Source
+from gpulint.inputs.gitops_values import file_extras, flux_host
+from gpulint.model.values import joined, releases
+from gpulint.yaml.parse import parse
 from tests.helpers import findings_json
 
 
@@ -506,3 +510,24 @@ def test_a_valuesfrom_reference_given_again_is_read_once_where_it_is_last_given(
     host = flux_host(release, None, 0)
     assert host is not None
     assert [(r.index, r.name) for r in host.refs] == [(1, "b"), (3, "a")]
+
+
+def test_releases_naming_one_values_file_judge_it_once(tmp_path):
+    # 500 releases naming one 128 KB file parsed and judged it 500 times (never finished):
+    # the file is read once, a release with the same files alone is judged once (counted),
+    # and the finding is the same
+    release = (
+        "  - name: nvdp{i}\n    chart: nvdp/nvidia-device-plugin\n    version: 0.17.0\n"
+        "    values:\n      - values/plugin.yaml\n"
+    )
+    text = "releases:\n" + "".join(release.format(i=i) for i in range(3))
+    _put(tmp_path, {"helmfile.yaml": text, "values/plugin.yaml": PLUGIN_VALUES})
+    docs, errors = parse(Source("helmfile.yaml", text))
+    assert not errors
+    extras, errors = file_extras(docs[0], Settings(linted_paths=(str(tmp_path),)))
+    assert not errors and len(extras) == 3
+    assert len({id(layer) for extra in extras for layer in extra.layers}) == 1  # one read
+    with joined.scope(extras):
+        assert len(list(releases.chart_values(docs[0].data))) == 1  # one judgement
+    found = findings_json("helmfile.yaml", "--select", "GPU402")
+    assert _at(found) == [("GPU402", os.path.join("values", "plugin.yaml"), 2, 14)]
