@@ -22,7 +22,7 @@ import stat
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from gpulint.core.findings import InputError
+from gpulint.core.findings import InputError, Location
 from gpulint.core.record import record
 
 if TYPE_CHECKING:
@@ -41,6 +41,21 @@ class Target:
     path: str  # the path as findings will name it
     kind: str = "file"  # "file", "stdin", or a renderer's name ("helm", "kustomize")
     walked: bool = False  # found by walking a folder, not named on the command line
+    release: ChartRelease | None = None  # kind "helm-release": what a GitOps object renders
+
+
+@record(frozen=True)
+class ChartRelease:
+    """A GitOps release of a chart in the linted tree: what its object renders it with
+    (``inputs/release_charts.py`` reads it, ``inputs/render/helm.py`` renders it)."""
+
+    label: str  # the object, as messages name it: "Application gpu (apps/gpu.yaml:4)"
+    namespace: str | None  # the namespace the release installs into
+    values: str  # the release's own values, merged from where it writes them, as JSON
+    value_files: tuple[str, ...] = ()  # chart values files it names, lowest first
+    # each path of ``values`` (a tuple of keys and indexes) -> where the release writes it
+    origins: tuple[tuple[tuple, Location], ...] = ()
+    problems: tuple[InputError, ...] = ()  # why it cannot render (a values file not there)
 
 
 # A folder handler claims a folder (e.g. a Helm chart) and returns the targets

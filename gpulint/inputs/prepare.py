@@ -25,6 +25,7 @@ from gpulint.inputs.gitops_values import Extras, PlainScan
 from gpulint.inputs.prescan import RuleTriggers, readable_bytes
 from gpulint.inputs.profile_scan import ProfileScan
 from gpulint.inputs.project_scan import project_of
+from gpulint.inputs.release_charts import ReleaseCharts
 from gpulint.model.cluster_profile import ClusterProfile
 from gpulint.model.project import Project
 from gpulint.rules.rule import Rule
@@ -39,24 +40,35 @@ class Preparation:
     profile: ClusterProfile
     project: Project
     gitops: dict[str, Extras]  # source path -> document -> what other files add to it
+    renders: tuple[Target, ...] = ()  # releases of in-tree charts, rendered with their values
+    notices: tuple[str, ...] = ()
 
 
 def prepare(rules: Iterable[Rule], targets: Sequence[Target], settings: Settings) -> Preparation:
     triggers = RuleTriggers(rules)
     profile = ProfileScan(settings)
     gitops = PlainScan(settings)
+    charts = ReleaseCharts(settings)
     for target in targets:
         data = readable_bytes(target)
         triggers.see(data)
         profile.see(target, data)
+        charts.see(target, data)
         for named in gitops.see(target, data):
             triggers.see(named)  # a values file a helmfile or kustomization names
+    project = project_of(settings.linted_paths, targets)
+    extras = gitops.extras()
+    renders, notices = charts.targets(project, extras)
+    if renders:
+        triggers.see(None)  # what a render holds is not known before it runs
     # --values-for makes any YAML a chart's values: no text of the input says so.
     inapplicable = frozenset() if settings.values_for else triggers.inapplicable()
     return Preparation(
         triggers.unpaired(),
         inapplicable,
         profile.profile(),
-        project_of(settings.linted_paths, targets),
-        gitops.extras(),
+        project,
+        extras,
+        tuple(renders),
+        tuple(notices),
     )

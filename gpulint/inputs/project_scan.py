@@ -43,7 +43,7 @@ def project_of(linted: Sequence[str], targets: Sequence[Target]) -> Project:
     """The project of the run: ``linted`` are the paths named on the command line (the
     targets' paths when none are given)."""
     paths = [p for p in (linted or [t.path for t in targets]) if p != STDIN]
-    roots = _git_roots(paths)
+    roots = git_roots(paths)
     ids = [i for git_dir in roots.values() if git_dir for i in _remote(git_dir)]
     if not ids:
         folders = list(roots) + [p for p in paths if os.path.isdir(p) and p not in roots]
@@ -67,7 +67,7 @@ def _read(path: str) -> str | None:
     return None if data is None else data.decode("utf-8", "replace")
 
 
-def _git_roots(paths: Iterable[str]) -> dict[str, str | None]:
+def git_roots(paths: Iterable[str]) -> dict[str, str | None]:
     """Git root (a folder holding ``.git``) -> its git folder, for each linted path. Each
     folder is looked at once: pre-commit names hundreds of files in a few folders."""
     roots: dict[str, str | None] = {}

@@ -178,4 +178,6 @@ def unit_of(
         return "named"
     if target.kind == "file":
         return "folder:" + os.path.dirname(os.path.normpath(target.path))
+    if target.release is not None:  # each release of a chart renders a unit of its own
+        return f"{target.kind}:{target.path}:{target.release.label}"
     return f"{target.kind}:{target.path}"

@@ -34,7 +34,7 @@ def test_plain_readers_read_files_and_refuse_kinds_they_do_not_know(tmp_path: Pa
 
 
 def test_the_renderers_readers_extend_the_plain_ones() -> None:
-    assert sorted(READERS.by_kind) == ["file", "helm", "kustomize", "stdin"]
+    assert sorted(READERS.by_kind) == ["file", "helm", "helm-release", "kustomize", "stdin"]
     assert READERS.by_kind["file"] is PLAIN.by_kind["file"]
     assert len(READERS.source_hooks) == 1 and PLAIN.source_hooks == ()
 
@@ -65,4 +65,5 @@ def test_a_spawned_worker_gets_the_renderers_by_unpickling_its_readers() -> None
     done = subprocess.run(
         [sys.executable, "-c", code], input=lint_one, capture_output=True, check=True
     )
-    assert done.stdout.decode().strip() == "False True ['file', 'helm', 'kustomize', 'stdin']"
+    kinds = "['file', 'helm', 'helm-release', 'kustomize', 'stdin']"
+    assert done.stdout.decode().strip() == f"False True {kinds}"

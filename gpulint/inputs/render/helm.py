@@ -62,6 +62,23 @@ def command(helm: str, chart: str, settings: Settings) -> list[str]:
     return [*argv, "--", opts.release_name, os.path.abspath(chart)]
 
 
+def release_command(helm: str, target: Target, values: str, settings: Settings) -> list[str]:
+    """``helm template`` of an in-tree chart as a GitOps release installs it: its namespace,
+    its values files, then its own values (``values``, a file of the run's)."""
+    release = target.release
+    assert release is not None
+    argv = [helm, "template"]
+    if release.namespace:
+        argv.append(f"--namespace={release.namespace}")
+    if settings.render.kube_version:
+        argv.append(f"--kube-version={settings.render.kube_version}")
+    argv += [f"--values={os.path.abspath(path)}" for path in release.value_files]
+    argv.append(f"--values={values}")
+    # The chart's own render's release name: what both renders make is named alike, so a
+    # finding both give is reported once.
+    return [*argv, "--", settings.render.release_name, os.path.abspath(target.path)]
+
+
 def _namespace_retry(
     argv: list[str], outcome: Outcome, chart: str, settings: Settings
 ) -> list[str] | None:
@@ -188,6 +205,41 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
     if notices:
         rendered.meta["notices"] = notices
     return [rendered, *sources], errors
+
+
+def read_release(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
+    """An in-tree chart rendered with a GitOps release's values (``inputs/release_charts.py``).
+    Without helm, or when the chart itself cannot render, the chart's own target says so."""
+    release = target.release
+    assert release is not None
+    if release.problems:
+        return [], list(release.problems)
+    chart = target.path
+    helm = shutil.which("helm")
+    allowed = None if settings.render.follow_symlinks else links.roots(settings.linted_paths)
+    if helm is None or _refusal(chart, allowed) is not None:
+        return [], []
+    with tempfile.TemporaryDirectory(prefix="gpulint-helm-") as home:
+        values = os.path.join(home, "release-values.json")
+        with open(values, "w", encoding="utf-8") as out:
+            out.write(release.values)
+        argv = release_command(helm, target, values, settings)
+        outcome = run_tool(argv, settings.render.timeout, env=helm_env(home))
+        for _ in range(MAX_REQUIRED):
+            retry = _required_retry(argv, outcome, chart, settings)
+            if retry is None:
+                break
+            argv, outcome = retry, run_tool(retry, settings.render.timeout, env=helm_env(home))
+    if not outcome.ok:
+        message = outcome.message.replace(os.path.abspath(chart), chart)
+        return [], [failure(chart, f"{message} (with the values of {release.label})")]
+    rendered = Source(f"{chart} (helm template, {release.label})", outcome.stdout, "helm")
+    rendered.meta["mapper"] = TemplateMapper(
+        chart, primary=True, settings=settings, release=release
+    )
+    notices = [f"{chart}: rendered with the values of {release.label}"]
+    rendered.meta["notices"] = notices if settings.verbose else []
+    return [rendered], []
 
 
 def _refusal(chart: str, allowed: list[str] | None) -> InputError | None:

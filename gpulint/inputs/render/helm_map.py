@@ -15,8 +15,9 @@ import os
 import re
 
 from gpulint.core.findings import Location, ValueSource
+from gpulint.core.record import replace
 from gpulint.core.settings import Settings
-from gpulint.inputs.discover import display_path
+from gpulint.inputs.discover import ChartRelease, display_path
 from gpulint.inputs.render.template_block import find_block, value_reference
 from gpulint.inputs.render.template_map import find
 from gpulint.inputs.render.values_origin import ValuesIndex
@@ -35,11 +36,20 @@ class TemplateMapper:
     template line is added beside it.
     """
 
-    def __init__(self, chart_dir: str, primary: bool, settings: Settings | None = None) -> None:
+    def __init__(
+        self,
+        chart_dir: str,
+        primary: bool,
+        settings: Settings | None = None,
+        release: ChartRelease | None = None,
+    ) -> None:
         self.chart_dir = chart_dir
         self.primary = primary
         opts = settings.render if settings is not None else None
-        self.values = ValuesIndex(chart_dir, opts) if opts is not None else None
+        if opts is not None and release is not None:  # its values, not the command line's
+            opts = replace(opts, values=release.value_files, set_values=())
+        written = dict(release.origins) if release is not None else None
+        self.values = ValuesIndex(chart_dir, opts, written) if opts is not None else None
         self._texts: dict[str, str | None] = {}
         self._sources: dict[str, list[int]] | None = None
 

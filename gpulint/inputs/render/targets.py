@@ -44,6 +44,12 @@ def _read_helm(target: Target, settings: Settings) -> tuple[list[Source], list[I
     return helm.read(target, settings)
 
 
+def _read_helm_release(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
+    from gpulint.inputs.render import helm
+
+    return helm.read_release(target, settings)
+
+
 def _read_kustomize(target: Target, settings: Settings) -> tuple[list[Source], list[InputError]]:
     from gpulint.inputs.render import kustomize
 
@@ -60,5 +66,6 @@ def _chart_dir_hook(source: Source, settings: Settings) -> None:
 
 # Plain files, standard input, chart and kustomization folders.
 READERS: Readers = PLAIN.extended(
-    {"helm": _read_helm, "kustomize": _read_kustomize}, (_chart_dir_hook,)
+    {"helm": _read_helm, "helm-release": _read_helm_release, "kustomize": _read_kustomize},
+    (_chart_dir_hook,),
 )

@@ -30,9 +30,12 @@ def _set_path(assignment: str) -> tuple:
 class ValuesIndex:
     """Reads each values file once per run."""
 
-    def __init__(self, chart_dir: str, opts: RenderOptions) -> None:
+    def __init__(
+        self, chart_dir: str, opts: RenderOptions, written: dict[tuple, Location] | None = None
+    ) -> None:
         self.chart_dir = chart_dir
         self.opts = opts
+        self.written = written or {}  # a GitOps release's own values: path -> where written
         self._docs: dict[str, Document | None] = {}
 
     def origin(self, template: str, path: tuple) -> ValueSource | None:
@@ -49,6 +52,8 @@ class ValuesIndex:
         chart = os.path.join(self.chart_dir, *[p for s in subcharts for p in ("charts", s)])
         key = dotted(path)
         prefix = tuple(subcharts)
+        if prefix + path in self.written:  # over the values files, as --set is absent
+            return ValueSource(key, self.written[prefix + path])
         for assignment in reversed(self.opts.set_values):
             target = _set_path(assignment)
             full = prefix + path

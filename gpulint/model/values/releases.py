@@ -95,7 +95,7 @@ def chart_versions(data: Any) -> Iterator[ChartVersion]:
         yield from _flux_version(data)
     elif group == "argoproj.io" and kind in ("Application", "ApplicationSet"):
         spec: tuple = ("spec", "template", "spec") if kind == "ApplicationSet" else ("spec",)
-        for at in _argo_source_paths(data, spec):
+        for at in argo_source_paths(data, spec):
             yield from _version(data, at + ("chart",), at + ("targetRevision",), at)
     elif group == "kustomize.config.k8s.io" and kind == "Kustomization":
         entries = at_path(data, ("helmCharts",))
@@ -191,7 +191,7 @@ def _found(reference: Any, data: dict, path: tuple) -> Iterator[tuple[str, tuple
         yield name, path
 
 
-def _argo_source_paths(data: dict, spec: tuple) -> list[tuple]:
+def argo_source_paths(data: dict, spec: tuple) -> list[tuple]:
     sources: list[tuple] = []
     if isinstance(at_path(data, (*spec, "source")), dict):
         sources.append(spec + ("source",))
@@ -202,7 +202,7 @@ def _argo_source_paths(data: dict, spec: tuple) -> list[tuple]:
 
 
 def _argo_sources(data: dict, spec: tuple) -> Iterator[tuple[str, tuple]]:
-    for at in _argo_source_paths(data, spec):
+    for at in argo_source_paths(data, spec):
         source = at_path(data, at)
         name = chart_name(source.get("chart") or source.get("path"))
         if name is None:
