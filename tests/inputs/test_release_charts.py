@@ -7,15 +7,17 @@ the value; anything the run cannot establish renders nothing."""
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from gpulint.core.settings import Settings
-from gpulint.inputs.discover import Target
+from gpulint.inputs.discover import ChartRelease, Target
 from gpulint.inputs.project_scan import project_of
 from gpulint.inputs.release_charts import MAX_RENDERS, ReleaseCharts
+from gpulint.inputs.render.helm import release_command
 from tests.helpers import run_cli
 
 TEMPLATE = """\
@@ -294,3 +296,18 @@ def test_releases_past_the_budget_are_not_rendered_and_the_run_says_so(repo):
     assert notices and notices[0].startswith(f"{MAX_RENDERS} GitOps releases")
     assert targets[0].release.origins == ((("gpus",), targets[0].release.origins[0][1]),)
     assert targets[0].release.origins[0][1].line == 14
+
+
+def test_nothing_a_release_writes_becomes_a_flag_of_helm(tmp_path):
+    release = ChartRelease(
+        "Application x (a.yaml:1)",
+        "--post-renderer=./pwn",
+        "{}",
+        value_files=("--post-renderer=pwn.yaml",),
+    )
+    target = Target("charts/train", "helm-release", release=release)
+    argv = release_command("/usr/bin/helm", target, "/tmp/v.json", Settings())
+    assert argv[:3] == ["/usr/bin/helm", "template", "--namespace=--post-renderer=./pwn"]
+    assert argv[3] == f"--values={os.path.abspath('--post-renderer=pwn.yaml')}"
+    assert argv[-3:] == ["--", "release-name", os.path.abspath("charts/train")]
+    assert all(a.startswith("--") and "=" in a for a in argv[2:-3])
