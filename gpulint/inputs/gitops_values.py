@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from typing import Any
 
 from gpulint.core.findings import InputError
@@ -58,8 +59,10 @@ from gpulint.core.settings import Settings
 from gpulint.core.sources import Source, decode, read_bytes
 from gpulint.inputs.discover import Target, display_path
 from gpulint.inputs.kustomize_refs import is_remote
+from gpulint.inputs.project_scan import git_roots, project_of
 from gpulint.inputs.tree import inside, roots
 from gpulint.inputs.units import unit_of
+from gpulint.model.project import repository_path
 from gpulint.model.values import joined, releases, set_path
 from gpulint.model.values.paths import at_path
 from gpulint.yaml import spots as spots_of
@@ -460,11 +463,15 @@ def render_extras(source: Source) -> Extras:
 # --- values files a Helmfile or a kustomization names --------------------------------------
 
 
-def _named_files(data: Any) -> Iterator[tuple[tuple, list]]:
-    """(release path, its values in precedence order) of each release of a helmfile or a
-    kustomization that names a values file: a values file as (name, path of the name), the
-    document's own values as their path."""
+def _named_files(data: Any, host: str, settings: Settings) -> Iterator[tuple[tuple, list]]:
+    """(release path, its values in precedence order) of each release of a helmfile, a
+    kustomization or an Argo CD object that names a values file: a values file as (name
+    relative to ``host``'s folder, path of the name), the document's own values as their
+    path."""
     if not isinstance(data, dict):
+        return
+    if _group(data) == "argoproj.io" and data.get("kind") in ("Application", "ApplicationSet"):
+        yield from _argo_files(data, host, settings)
         return
     if _group(data) == "kustomize.config.k8s.io" and data.get("kind") == "Kustomization":
         charts = data.get("helmCharts")
@@ -491,6 +498,59 @@ def _named_files(data: Any) -> Iterator[tuple[tuple, list]]:
                 elif isinstance(item, str):
                     layers.append((item, at + ("values", j)))
             yield at, layers
+
+
+def _argo_files(data: dict, host: str, settings: Settings) -> Iterator[tuple[tuple, list]]:
+    """The ``$ref/path`` values files of each Argo CD source of a Helm repository chart
+    whose ``ref`` source is this repository (argo-cd.readthedocs.io, "Multiple Sources":
+    "$values resolves to the root of the values repository"), as names relative to
+    ``host``: the base the source's inline values and parameters go over (releases.py).
+    A source with a values file of the chart's own package, or of another repository,
+    keeps its inline values alone: its merged values cannot be read whole."""
+    spec: tuple = (
+        ("spec", "template", "spec") if data.get("kind") == "ApplicationSet" else ("spec",)
+    )
+    sources = at_path(data, (*spec, "sources"))
+    if not isinstance(sources, list):
+        return
+    refs = {s.get("ref"): s.get("repoURL") for s in sources if isinstance(s, dict)}
+    for at in releases.argo_source_paths(data, spec):
+        names = at_path(data, (*at, "helm", "valueFiles"))
+        if at_path(data, (*at, "chart")) is None or not isinstance(names, list) or not names:
+            continue
+        files: list = []
+        for j, name in enumerate(names):
+            if not isinstance(name, str) or not name.startswith("$"):
+                break  # a file of the chart's own package: not in this tree
+            ref, _slash, rest = name[1:].partition("/")
+            root = _repository_root(refs.get(ref), settings)
+            if root is None or not rest:
+                break
+            local = os.path.relpath(
+                os.path.join(root, rest), os.path.dirname(os.path.abspath(host))
+            )
+            files.append((local, (*at, "helm", "valueFiles", j)))
+        else:
+            yield at, files
+
+
+def _repository_root(url: Any, settings: Settings) -> str | None:
+    """The root of this repository's checkout when ``url`` names it (``model/project.py``)."""
+    named = repository_path(url) if isinstance(url, str) else None
+    if named is None:
+        return None
+    roots_found, ids = _this_repository(tuple(settings.linted_paths))
+    if len(roots_found) != 1 or named not in ids:
+        return None
+    return roots_found[0]
+
+
+@lru_cache(maxsize=4)
+def _this_repository(linted: tuple[str, ...]) -> tuple[list[str], set[tuple[str, str]]]:
+    """The git roots of the linted paths and the repository's identities."""
+    folders = [p for p in linted if os.path.isdir(p)] or [os.curdir]
+    project = project_of(linted, [])
+    return list(git_roots(folders)), {(i.host, i.path) for i in project.ids}
 
 
 def _is_name(layer: Any) -> bool:
@@ -524,11 +584,11 @@ def _values_file(
 def named_file_paths(target: Target, data: bytes, settings: Settings) -> Iterator[str]:
     """The values files a plain helmfile or kustomization (``data``, its bytes) names that
     the lint pass reads with it: those inside the linted tree that exist."""
-    if b"valuesFile" not in data and b"releases" not in data:
+    if b"valuesFile" not in data and b"releases" not in data and b"valueFiles" not in data:
         return
     allowed = roots(settings.linted_paths)
     for doc in _docs(target.path, data):
-        for _release, layers in _named_files(doc.data):
+        for _release, layers in _named_files(doc.data, target.path, settings):
             for layer in filter(_is_name, layers):
                 path = _values_file(layer[0], target.path, settings, allowed)[0]
                 if path is not None:
@@ -552,7 +612,7 @@ def file_extras(
     data = doc.data
     if doc.source.origin != "file" or not isinstance(data, dict):
         return (), []
-    if "releases" not in data and "helmCharts" not in data:
+    if "releases" not in data and "helmCharts" not in data and _group(data) != "argoproj.io":
         return (), []
     errors: list[InputError] = []
     extras: list[joined.Extra] = []
@@ -561,7 +621,7 @@ def file_extras(
     # One read of each file however many releases name it (500 releases naming one 128 KB
     # file parsed it 500 times and never finished); its read errors said once.
     reads: dict[str, tuple[Layer, str] | None] = {}
-    for release, named in _named_files(data):
+    for release, named in _named_files(data, doc.source.path, settings):
         layers: list = []
         texts: list[str] = []
         for layer in named:

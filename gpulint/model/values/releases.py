@@ -212,7 +212,9 @@ def _argo_sources(data: dict, spec: tuple) -> Iterator[tuple[str, tuple]]:
         base = helm + ("valuesObject",)
         if not isinstance(at_path(data, base), dict):
             base = helm + ("values", INSIDE)
-        layers: list = [base] if isinstance(at_path(data, base), dict) else []
+        files = joined.of(data, at)  # $ref values files of this repository, read (lowest)
+        layers: list = list(files.layers) if files is not None else []
+        layers += [base] if isinstance(at_path(data, base), dict) else []
         layers += _parameters(data, helm + ("parameters",))
         if any(isinstance(layer, Layer) for layer in layers):
             label = "Argo CD values and parameters"
