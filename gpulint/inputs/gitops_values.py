@@ -539,7 +539,8 @@ def _repository_root(url: Any, settings: Settings) -> str | None:
     named = repository_path(url) if isinstance(url, str) else None
     if named is None:
         return None
-    roots_found, ids = _this_repository(tuple(settings.linted_paths))
+    linted = tuple(os.path.abspath(p) for p in settings.linted_paths or (os.curdir,))
+    roots_found, ids = _this_repository(linted)
     if len(roots_found) != 1 or named not in ids:
         return None
     return roots_found[0]
@@ -547,8 +548,8 @@ def _repository_root(url: Any, settings: Settings) -> str | None:
 
 @lru_cache(maxsize=4)
 def _this_repository(linted: tuple[str, ...]) -> tuple[list[str], set[tuple[str, str]]]:
-    """The git roots of the linted paths and the repository's identities."""
-    folders = [p for p in linted if os.path.isdir(p)] or [os.curdir]
+    """The git roots of the linted paths (absolute) and the repository's identities."""
+    folders = [p for p in linted if os.path.isdir(p)] or [os.path.dirname(p) for p in linted]
     project = project_of(linted, [])
     return list(git_roots(folders)), {(i.host, i.path) for i in project.ids}
 
