@@ -33,11 +33,10 @@ finding where its value is written). What is read, and how (each tool's referenc
   folder, in list order with the inline mappings (helmfile.readthedocs.io, "Values Merging
   and Data Flow"); ``.gotmpl`` files and names holding ``{{`` are templates Helmfile renders
   first: not read.
-- kustomize ``helmCharts[].valuesFile``, relative to the kustomization's folder: the base
-  that ``valuesInline`` overrides (``valuesMerge: override``, the default); with
-  ``replace`` a non-empty ``valuesInline`` stands alone; with ``merge`` (which keeps the
-  file's values over the inline ones, mergo without override) the file is not read yet
-  (kustomize ``api/internal/builtins/HelmChartInflationGenerator.go``).
+- kustomize ``helmCharts[].valuesFile`` and ``additionalValuesFiles``, relative to the
+  kustomization's folder, with ``valuesInline`` as ``valuesMerge`` says (``override``,
+  ``merge``, ``replace``), the additional files over them in list order: the order and its
+  sources in ``inputs/kustomize_chart_values.py``.
 
 A values file is read only when it lies inside the linted tree, through no link out of it
 unless ``--follow-symlinks``, and never when remote (``kustomize_refs.is_remote``): each
@@ -57,6 +56,7 @@ from gpulint.core.record import field, record
 from gpulint.core.settings import Settings
 from gpulint.core.sources import Source, decode, read_bytes
 from gpulint.inputs.discover import Target, display_path
+from gpulint.inputs.kustomize_chart_values import Under, chart_layers
 from gpulint.inputs.kustomize_refs import is_remote
 from gpulint.inputs.tree import inside, roots
 from gpulint.inputs.units import unit_of
@@ -65,6 +65,7 @@ from gpulint.model.values.paths import at_path
 from gpulint.yaml import spots as spots_of
 from gpulint.yaml.embedded import mapping_in
 from gpulint.yaml.layered import Layer
+from gpulint.yaml.mergo_fill import fill
 from gpulint.yaml.parse import Document, documents, parse
 from gpulint.yaml.positions import locate
 
@@ -469,15 +470,10 @@ def _named_files(data: Any) -> Iterator[tuple[tuple, list]]:
     if _group(data) == "kustomize.config.k8s.io" and data.get("kind") == "Kustomization":
         charts = data.get("helmCharts")
         for i, entry in enumerate(charts if isinstance(charts, list) else ()):
-            if not isinstance(entry, dict) or not isinstance(entry.get("valuesFile"), str):
-                continue
-            merge = entry.get("valuesMerge") or "override"
-            inline = entry.get("valuesInline")
-            if merge == "merge" or (merge == "replace" and isinstance(inline, dict) and inline):
-                continue  # merge: not read yet; replace: the inline values stand alone
             release = ("helmCharts", i)
-            named = (entry["valuesFile"], release + ("valuesFile",))
-            yield release, [named] + ([release + ("valuesInline",)] if merge != "replace" else [])
+            named = chart_layers(entry, release) if isinstance(entry, dict) else None
+            if named is not None:
+                yield release, named
     elif "apiVersion" not in data and isinstance(data.get("releases"), list):
         for i, release in enumerate(data["releases"]):
             values = release.get("values") if isinstance(release, dict) else None
@@ -524,7 +520,7 @@ def _values_file(
 def named_file_paths(target: Target, data: bytes, settings: Settings) -> Iterator[str]:
     """The values files a plain helmfile or kustomization (``data``, its bytes) names that
     the lint pass reads with it: those inside the linted tree that exist."""
-    if b"valuesFile" not in data and b"releases" not in data:
+    if b"valuesFile" not in data and b"ValuesFiles" not in data and b"releases" not in data:
         return
     allowed = roots(settings.linted_paths)
     for doc in _docs(target.path, data):
@@ -565,6 +561,9 @@ def file_extras(
         layers: list = []
         texts: list[str] = []
         for layer in named:
+            if isinstance(layer, Under):
+                layers.append(_under(data, layer.path, layers))
+                continue
             if not _is_name(layer):
                 layers.append(layer)
                 continue
@@ -582,10 +581,26 @@ def file_extras(
                     texts.append(read[1])
         if texts:
             label = ".".join(str(step) for step in release) + " values (files and inline)"
-            extras.append(
-                joined.Extra(release, owner, tuple(layers), None, label, "\n".join(texts))
-            )
+            # a merge whose outcome is not established: no values of the release are judged
+            known = () if _UNSETTLED in layers else tuple(layers)
+            extras.append(joined.Extra(release, owner, known, None, label, "\n".join(texts)))
     return tuple(extras), errors
+
+
+_UNSETTLED = "unsettled"  # a layer whose values mergo's versions merge differently
+
+
+def _under(data: dict, path: tuple, before: list) -> Layer | str | tuple:
+    """kustomize's ``valuesMerge: merge``: the inline values at ``path`` that fill what the
+    values file before them lacks, as a layer over it (``yaml/mergo_fill.py``)."""
+    inline = at_path(data, path)
+    base = before[-1] if before and isinstance(before[-1], Layer) else None
+    if base is None or not isinstance(inline, dict) or not isinstance(base.values, dict):
+        return path  # the file was not read (an input error): the inline values as written
+    added = fill(base.values, inline)
+    if added is None:
+        return _UNSETTLED
+    return Layer(added, host=path, label=".".join(str(step) for step in path))
 
 
 def _read_layer(path: str, errors: list[InputError]) -> tuple[Layer, str] | None:
