@@ -29,15 +29,24 @@ finding where its value is written). What is read, and how (each tool's referenc
   ``latest`` tag": fluxcd.io/flux/components/source/ocirepositories, "Reference"); a
   ``HelmChart``'s is ``spec.chart`` and ``spec.version``, "applicable only when the Source
   reference is a HelmRepository" and defaulting to ``*`` (.../source/helmcharts, "Version").
+- Flux ``spec.chart.spec.sourceRef`` of kind ``HelmRepository`` (a cross-namespace
+  reference: name and namespace, unset the HelmRelease's, as for ``chartRef``;
+  fluxcd.io/flux/components/helm/helmreleases, "Chart template"): the object's ``spec.url``
+  ("The source-controller fetches the Helm repository index YAML ... from <url>, indicated
+  by the .spec.interval and .spec.url fields", fluxcd.io/flux/components/source/
+  helmrepositories, "Helm HTTP/S repository"; an ``oci://`` URL for an OCI one), which says
+  whose chart a name is (``model/kinds/charts.py``). Sources are often kept apart from
+  the releases (a ``flux-system`` folder), so besides the one object of the unit, those
+  elsewhere in the run whose ``metadata.namespace`` is written are read (an object without
+  one gets its namespace from how its own unit is applied: not matched across units).
 - Helmfile ``releases[].values[]`` items that are file names, relative to the helmfile's
   folder, in list order with the inline mappings (helmfile.readthedocs.io, "Values Merging
   and Data Flow"); ``.gotmpl`` files and names holding ``{{`` are templates Helmfile renders
   first: not read.
-- kustomize ``helmCharts[].valuesFile``, relative to the kustomization's folder: the base
-  that ``valuesInline`` overrides (``valuesMerge: override``, the default); with
-  ``replace`` a non-empty ``valuesInline`` stands alone; with ``merge`` (which keeps the
-  file's values over the inline ones, mergo without override) the file is not read yet
-  (kustomize ``api/internal/builtins/HelmChartInflationGenerator.go``).
+- kustomize ``helmCharts[].valuesFile`` and ``additionalValuesFiles``, relative to the
+  kustomization's folder, with ``valuesInline`` as ``valuesMerge`` says (``override``,
+  ``merge``, ``replace``), the additional files over them in list order: the order and its
+  sources in ``inputs/kustomize_chart_values.py``.
 
 A values file is read only when it lies inside the linted tree, through no link out of it
 unless ``--follow-symlinks``, and never when remote (``kustomize_refs.is_remote``): each
@@ -58,6 +67,7 @@ from gpulint.core.record import field, record
 from gpulint.core.settings import Settings
 from gpulint.core.sources import Source, decode, read_bytes
 from gpulint.inputs.discover import Target, display_path
+from gpulint.inputs.kustomize_chart_values import Under, chart_layers
 from gpulint.inputs.kustomize_refs import is_remote
 from gpulint.inputs.project_scan import git_roots, project_of
 from gpulint.inputs.tree import inside, roots
@@ -68,6 +78,7 @@ from gpulint.model.values.paths import at_path
 from gpulint.yaml import spots as spots_of
 from gpulint.yaml.embedded import mapping_in
 from gpulint.yaml.layered import Layer
+from gpulint.yaml.mergo_fill import fill
 from gpulint.yaml.parse import Document, documents, parse
 from gpulint.yaml.positions import locate
 
@@ -75,7 +86,10 @@ FLUX = "helm.toolkit.fluxcd.io"
 SOURCES = "source.toolkit.fluxcd.io"
 _VALUES_KINDS = ("ConfigMap", "Secret")
 _CHART_KINDS = ("OCIRepository", "HelmChart")
-_KIND_BYTES = tuple(kind.encode() for kind in _VALUES_KINDS + _CHART_KINDS)
+_REPOSITORY = "HelmRepository"  # the source a spec.chart.spec.sourceRef may name
+_KIND_BYTES = tuple(kind.encode() for kind in _VALUES_KINDS + _CHART_KINDS + (_REPOSITORY,))
+_HOST_BYTES = (b"valuesFrom", b"chartRef", _REPOSITORY.encode())  # what a host names
+_RUN = "(run)"  # the unit key of the HelmRepositories sought across the whole run
 _SHOWN = 60  # characters of a name a message quotes
 Extras = dict[int, tuple[joined.Extra, ...]]  # document index -> what the run adds to it
 
@@ -102,6 +116,7 @@ class FluxHost:
     refs: tuple[ValuesRef, ...]
     chart_ref: tuple[str, str, str | None] | None  # kind, name, namespace
     inline: bool  # spec.values is a mapping
+    source_ref: tuple[str, str | None] | None = None  # the HelmRepository's name, namespace
 
 
 @record(frozen=True)
@@ -114,6 +129,7 @@ class Found:
     name: str
     strings: dict = field(default_factory=dict)  # key -> (text, spots, template, mapped)
     chart: joined.ChartRef | None = None
+    url: str = ""  # a HelmRepository's spec.url
 
 
 def _group(data: dict) -> str:
@@ -171,11 +187,23 @@ def flux_host(data: Any, unit: str | None, index: int) -> FluxHost | None:
             ref["name"],
             ref_namespace if isinstance(ref_namespace, str) and ref_namespace else namespace,
         )
-    if not refs and chart_ref is None:
+    source_ref = _source_ref(spec, namespace)
+    if not refs and chart_ref is None and source_ref is None:
         return None
-    return FluxHost(
-        unit, index, name, namespace, tuple(refs), chart_ref, isinstance(spec.get("values"), dict)
-    )
+    inline = isinstance(spec.get("values"), dict)
+    return FluxHost(unit, index, name, namespace, tuple(refs), chart_ref, inline, source_ref)
+
+
+def _source_ref(spec: dict, namespace: str | None) -> tuple[str, str | None] | None:
+    """The HelmRepository ``spec.chart.spec.sourceRef`` names (name, namespace; unset, the
+    HelmRelease's namespace)."""
+    ref = at_path(spec, ("chart", "spec", "sourceRef"))
+    if not isinstance(ref, dict) or ref.get("kind") != _REPOSITORY:
+        return None
+    name, ref_namespace = ref.get("name"), ref.get("namespace")
+    if not isinstance(name, str) or not name:
+        return None
+    return name, ref_namespace if isinstance(ref_namespace, str) and ref_namespace else namespace
 
 
 def _wanted(hosts: Iterable[FluxHost]) -> dict[tuple, set[str]]:
@@ -187,6 +215,11 @@ def _wanted(hosts: Iterable[FluxHost]) -> dict[tuple, set[str]]:
         if host.chart_ref is not None:
             kind, name, namespace = host.chart_ref
             wanted.setdefault((host.unit, kind, namespace, name), set())
+        if host.source_ref is not None:
+            name, namespace = host.source_ref
+            wanted.setdefault((host.unit, _REPOSITORY, namespace, name), set())
+            if namespace is not None:  # elsewhere in the run: an explicit namespace only
+                wanted.setdefault((_RUN, _REPOSITORY, namespace, name), set())
     return wanted
 
 
@@ -195,11 +228,11 @@ def _identity(data: Any) -> tuple[str, str | None, str] | None:
         return None
     kind = data.get("kind")
     name, namespace = _meta(data)
-    if name is None or kind not in _VALUES_KINDS + _CHART_KINDS:
+    if name is None or kind not in _VALUES_KINDS + _CHART_KINDS + (_REPOSITORY,):
         return None
     if kind in _VALUES_KINDS and data.get("apiVersion") != "v1":
         return None
-    if kind in _CHART_KINDS and _group(data) != SOURCES:
+    if kind not in _VALUES_KINDS and _group(data) != SOURCES:
         return None
     return kind, namespace, name
 
@@ -254,6 +287,9 @@ def found_of(doc: Document, keys: set[str]) -> Found | None:
             if placed is not None:
                 strings[key] = (data[where][key], *placed)
         return Found(kind, namespace, name, strings)
+    if kind == _REPOSITORY:
+        url = at_path(data, ("spec", "url"))
+        return Found(kind, namespace, name, url=url.strip()) if isinstance(url, str) else None
     return Found(kind, namespace, name, chart=_chart_of(doc, kind))
 
 
@@ -303,8 +339,11 @@ def _chart_of(doc: Document, kind: str) -> joined.ChartRef | None:
     return joined.ChartRef(chart, version, layer)
 
 
-def resolve(host: FluxHost, partners: dict[tuple, list[Found]]) -> joined.Extra | None:
-    """What the objects of the run add to ``host`` (None: nothing of them is readable)."""
+def resolve(
+    host: FluxHost, partners: dict[tuple, list[Found]], run: dict[tuple, list[Found]] | None = None
+) -> joined.Extra | None:
+    """What the objects of the run add to ``host`` (None: nothing of them is readable):
+    ``partners`` those of its unit, ``run`` the HelmRepositories of the whole run."""
     before: list = []
     after: list = []
     texts: list[str] = []  # what the rules' triggers search besides the release's file
@@ -341,7 +380,8 @@ def resolve(host: FluxHost, partners: dict[tuple, list[Found]]) -> joined.Extra 
         kind, name, namespace = host.chart_ref
         found = partners.get((kind, namespace, name), [])
         chart = found[0].chart if len(found) == 1 else None
-    if not before and not after and chart is None:
+    repositories = _repositories(host, partners, run or {})
+    if not before and not after and chart is None and not repositories:
         return None
     layers: tuple = ()
     if before or after:
@@ -349,7 +389,26 @@ def resolve(host: FluxHost, partners: dict[tuple, list[Found]]) -> joined.Extra 
         layers = tuple(before + own + after)
     label = f"HelmRelease {host.name} values (valuesFrom and spec.values)"
     owner = ("HelmRelease", host.name)
-    return joined.Extra(("spec",), owner, layers, chart, label, "\n".join(texts))
+    return joined.Extra(("spec",), owner, layers, chart, label, "\n".join(texts), repositories)
+
+
+def _repositories(
+    host: FluxHost, partners: dict[tuple, list[Found]], run: dict[tuple, list[Found]]
+) -> tuple[str, ...]:
+    """The URLs the HelmRepository of ``host``'s ``sourceRef`` may have: the one object of
+    that namespace and name in its unit, else every such object elsewhere in the run (its
+    namespace written: objects without one get theirs from how each unit is applied); none
+    when the run holds none."""
+    if host.source_ref is None:
+        return ()
+    name, namespace = host.source_ref
+    key = (_REPOSITORY, namespace, name)
+    here = partners.get(key, [])
+    if len(here) == 1:
+        return (here[0].url,)
+    if here:  # more than one in the unit: which one Flux reads is not established
+        return tuple(dict.fromkeys(found.url for found in here))
+    return tuple(dict.fromkeys(found.url for found in run.get(key, [])))
 
 
 def _read_partners(
@@ -363,18 +422,21 @@ def _read_partners(
         identity = _identity(doc.data)
         if identity is None:
             continue
-        key = (unit, *identity)
-        keys = wanted.get(key)
-        found = found_of(doc, keys) if keys is not None else None
-        if found is not None:
-            partners.setdefault(key, []).append(found)
+        for key in ((unit, *identity), (_RUN, *identity)):
+            keys = wanted.get(key)
+            found = found_of(doc, keys) if keys is not None else None
+            if found is not None:
+                partners.setdefault(key, []).append(found)
 
 
 def _join(hosts: list[FluxHost], partners: dict[tuple, list[Found]]) -> dict[int, list]:
     extras: dict[int, list] = {}
+    by_unit: dict[Any, dict[tuple, list[Found]]] = {}
+    for key, found in partners.items():  # once: a run may hold a thousand releases
+        by_unit.setdefault(key[0], {})[key[1:]] = found
+    run = by_unit.get(_RUN, {})
     for host in hosts:
-        unit_partners = {k[1:]: v for k, v in partners.items() if k[0] == host.unit}
-        extra = resolve(host, unit_partners)
+        extra = resolve(host, by_unit.get(host.unit, {}), run)
         if extra is not None:
             extras.setdefault(host.index, []).append(extra)
     return extras
@@ -403,7 +465,7 @@ class PlainScan:
         if not data or target.kind != "file":
             return
         yield from named_file_bytes(target, data, self._settings)
-        if b"HelmRelease" in data and (b"valuesFrom" in data or b"chartRef" in data):
+        if b"HelmRelease" in data and any(k in data for k in _HOST_BYTES):
             unit = self._unit(target)
             hosts = [
                 h for doc in _docs(target.path, data) if (h := flux_host(doc.data, unit, doc.index))
@@ -448,7 +510,7 @@ def _docs(path: str, data: bytes) -> list[Document]:
 def render_extras(source: Source) -> Extras:
     """What a render's objects add to its HelmReleases (the render is one unit)."""
     text = source.text
-    if "HelmRelease" not in text or ("valuesFrom" not in text and "chartRef" not in text):
+    if "HelmRelease" not in text or not any(k.decode() in text for k in _HOST_BYTES):
         return {}
     docs, _errors = parse(source)
     hosts = [h for doc in docs if (h := flux_host(doc.data, None, doc.index))]
@@ -476,15 +538,10 @@ def _named_files(data: Any, host: str, settings: Settings) -> Iterator[tuple[tup
     if _group(data) == "kustomize.config.k8s.io" and data.get("kind") == "Kustomization":
         charts = data.get("helmCharts")
         for i, entry in enumerate(charts if isinstance(charts, list) else ()):
-            if not isinstance(entry, dict) or not isinstance(entry.get("valuesFile"), str):
-                continue
-            merge = entry.get("valuesMerge") or "override"
-            inline = entry.get("valuesInline")
-            if merge == "merge" or (merge == "replace" and isinstance(inline, dict) and inline):
-                continue  # merge: not read yet; replace: the inline values stand alone
             release = ("helmCharts", i)
-            named = (entry["valuesFile"], release + ("valuesFile",))
-            yield release, [named] + ([release + ("valuesInline",)] if merge != "replace" else [])
+            named = chart_layers(entry, release) if isinstance(entry, dict) else None
+            if named is not None:
+                yield release, named
     elif "apiVersion" not in data and isinstance(data.get("releases"), list):
         for i, release in enumerate(data["releases"]):
             values = release.get("values") if isinstance(release, dict) else None
@@ -585,7 +642,12 @@ def _values_file(
 def named_file_paths(target: Target, data: bytes, settings: Settings) -> Iterator[str]:
     """The values files a plain helmfile or kustomization (``data``, its bytes) names that
     the lint pass reads with it: those inside the linted tree that exist."""
-    if b"valuesFile" not in data and b"releases" not in data and b"valueFiles" not in data:
+    if (
+        b"valuesFile" not in data
+        and b"ValuesFiles" not in data
+        and b"valueFiles" not in data
+        and b"releases" not in data
+    ):
         return
     allowed = roots(settings.linted_paths)
     for doc in _docs(target.path, data):
@@ -626,6 +688,9 @@ def file_extras(
         layers: list = []
         texts: list[str] = []
         for layer in named:
+            if isinstance(layer, Under):
+                layers.append(_under(data, layer.path, layers))
+                continue
             if not _is_name(layer):
                 layers.append(layer)
                 continue
@@ -643,10 +708,26 @@ def file_extras(
                     texts.append(read[1])
         if texts:
             label = ".".join(str(step) for step in release) + " values (files and inline)"
-            extras.append(
-                joined.Extra(release, owner, tuple(layers), None, label, "\n".join(texts))
-            )
+            # a merge whose outcome is not established: no values of the release are judged
+            known = () if _UNSETTLED in layers else tuple(layers)
+            extras.append(joined.Extra(release, owner, known, None, label, "\n".join(texts)))
     return tuple(extras), errors
+
+
+_UNSETTLED = "unsettled"  # a layer whose values mergo's versions merge differently
+
+
+def _under(data: dict, path: tuple, before: list) -> Layer | str | tuple:
+    """kustomize's ``valuesMerge: merge``: the inline values at ``path`` that fill what the
+    values file before them lacks, as a layer over it (``yaml/mergo_fill.py``)."""
+    inline = at_path(data, path)
+    base = before[-1] if before and isinstance(before[-1], Layer) else None
+    if base is None or not isinstance(inline, dict) or not isinstance(base.values, dict):
+        return path  # the file was not read (an input error): the inline values as written
+    added = fill(base.values, inline)
+    if added is None:
+        return _UNSETTLED
+    return Layer(added, host=path, label=".".join(str(step) for step in path))
 
 
 def _read_layer(path: str, errors: list[InputError]) -> tuple[Layer, str] | None:

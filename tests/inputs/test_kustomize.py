@@ -395,12 +395,16 @@ def test_every_corpus_kustomization_renders_or_says_why(only_wheel_kubectl, monk
     data["errors"] = [e for e in data["errors"] if e not in charts]
     failed = {e["path"]: e["message"] for e in data["errors"]}
     # Every error is a whole kustomization that did not render: at its kustomization file,
-    # or refused at the remote reference it (or a base of it) names.
+    # or refused at the remote reference it (or a base of it) names, or a values file its
+    # helmCharts name that is not there (kustomize would refuse it too).
     assert {os.path.dirname(path) for path in failed} <= set(folders)
     for error in data["errors"]:
         message = error["message"]
         if message.startswith("remote reference "):
             assert " not fetched" in message and error["line"] > 1
+        elif message.startswith("values file "):  # a helmCharts values file not there
+            assert message.endswith("not found; its values were not judged")
+            assert error["line"] > 1
         else:
             assert error["line"] == 1
             assert message.startswith("kustomize build failed: kubectl exited with code 1: error: ")

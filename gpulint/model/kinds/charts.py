@@ -26,13 +26,14 @@ Volumes (``persistence``) are not read: rules about mounts are not judged on the
 otwld ``ollama`` (otwld/ollama-helm): its Deployment's one pod, read by ``kinds/ollama.py``
 (the template and versions read are cited there). A chart of that name is another
 publisher's (cowboysysop's ``ollama``) or a folder of the repository (a wrapper chart) as
-often as otwld's, so the release must not say otherwise: where the object itself names the
-chart's repository (an Argo CD source's ``repoURL``, a kustomize ``helmCharts`` entry's
-``repo``, the URL of a Helmfile repository the chart's ``repo/`` prefix names), it must be
-otwld's; a chart in a folder (an Argo CD ``path`` source, a Flux chart from a
-``GitRepository`` or ``Bucket`` or given as a path, a Helmfile or kustomize chart without a
-repository) is never read as it. A Flux ``HelmRepository`` is another object, which the
-release only names: there the chart's name decides.
+often as otwld's, so the release must not say otherwise: where the chart's repository is
+named (an Argo CD source's ``repoURL``, a kustomize ``helmCharts`` entry's ``repo``, the URL
+of a Helmfile repository the chart's ``repo/`` prefix names, the ``spec.url`` of the Flux
+``HelmRepository`` a HelmRelease's ``sourceRef`` names when the run holds it), it must be
+one otwld publishes the chart at (:data:`OLLAMA_REPOSITORIES`); a chart in a folder (an Argo
+CD ``path`` source, a Flux chart from a ``GitRepository`` or ``Bucket`` or given as a path,
+a Helmfile or kustomize chart without a repository) is never read as it. A Flux
+``HelmRepository`` the run does not hold says nothing: there the chart's name decides.
 """
 
 from __future__ import annotations
@@ -43,12 +44,17 @@ from typing import Any
 from gpulint.core.record import record
 from gpulint.model.kinds import ollama
 from gpulint.model.kinds.sites import Built, mapping
-from gpulint.model.values import releases
+from gpulint.model.values import joined, releases
 from gpulint.model.values.paths import at_path
 
 APP_TEMPLATE = "app-template"
 OLLAMA = "ollama"
-OLLAMA_PUBLISHER = "otwld"  # in the repository URLs the chart is published at
+# The Helm repositories otwld publishes the chart at, without their https:// and final /:
+# otwld/ollama-helm's README ("helm repo add ollama-helm https://otwld.github.io/ollama-helm/")
+# and otwld/helm-charts' README ("This repository backs https://helm.otwld.com", "helm
+# upgrade --install ollama otwld/ollama"). Neither names an OCI registry: an oci:// URL is
+# another publisher's.
+OLLAMA_REPOSITORIES = ("otwld.github.io/ollama-helm", "helm.otwld.com")
 HELMFILE_RELEASE = "HelmfileRelease"
 HELMFILE_API = "helmfile/release"  # not a served API: a Helmfile's release, read as a kind
 _POD_OPTIONS = (
@@ -229,13 +235,30 @@ def _ollama_pod(obj: Any, values_path: tuple) -> ChartPod | None:
     release = release_of(obj, values_path)
     if release is None or release.local:
         return None
-    if release.repository and OLLAMA_PUBLISHER not in release.repository.lower():
+    if release.repository and not otwld_repository(release.repository):
         return None  # another publisher's chart of that name
     read = ollama.read(at_path(obj, values_path), values_path, release.chart_at, release.version)
     if read is None:
         return None
     built, replicas = read
     return ChartPod(built, OLLAMA, replicas, "Deployment")
+
+
+def otwld_repository(url: str) -> bool:
+    """Whether ``url`` is a repository otwld publishes the ``ollama`` chart at."""
+    text = url.strip().lower()
+    for scheme in ("https://", "http://"):
+        if text.startswith(scheme):
+            return text[len(scheme) :].rstrip("/") in OLLAMA_REPOSITORIES
+    return False  # oci:// (otwld publishes none) or no URL at all
+
+
+def _flux_repository(obj: dict) -> str:
+    """The URL of the HelmRepository a HelmRelease's ``sourceRef`` names, when the run holds
+    it ("": it does not); of several it may be, one not otwld's if any (not established)."""
+    extra = joined.of(obj, ("spec",))
+    urls = extra.repositories if extra is not None else ()
+    return next((url for url in urls if not otwld_repository(url)), urls[0] if urls else "")
 
 
 def release_of(obj: Any, values_path: tuple) -> Release | None:
@@ -249,7 +272,8 @@ def release_of(obj: Any, values_path: tuple) -> Release | None:
         reference = at_path(obj, spec + ("chart",))
         source = mapping(at_path(obj, spec + ("sourceRef",))).get("kind")
         local = source in ("GitRepository", "Bucket") or "/" in str(reference)
-        return Release(spec + ("chart",), _text(at_path(obj, spec + ("version",))), "", local)
+        version = _text(at_path(obj, spec + ("version",)))
+        return Release(spec + ("chart",), version, _flux_repository(obj), local)
     if kind in ("Application", "ApplicationSet") and "helm" in values_path:
         at = values_path[: values_path.index("helm")]
         source = mapping(at_path(obj, at))

@@ -44,6 +44,9 @@ class Extra:
     chart: ChartRef | None = None
     label: str = ""
     text: str = ""  # the text of the values read elsewhere (the rules' triggers search it)
+    # The URLs the run gives the chart's repository (a Flux HelmRepository's spec.url): one,
+    # or several when the run holds several objects it may be; none when it holds none.
+    repositories: tuple[str, ...] = ()
 
 
 _CURRENT: ContextVar[tuple[tuple[Extra, ...], dict] | None] = ContextVar("extras", default=None)

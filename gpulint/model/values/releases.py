@@ -24,8 +24,10 @@ Field paths, from each tool's API reference:
   (argo-cd.readthedocs.io, "Helm"); an ApplicationSet holds the same under
   ``spec.template``;
 - kustomize ``kustomize.config.k8s.io`` Kustomization: ``helmCharts[].name`` and
-  ``helmCharts[].valuesInline`` (kubectl.docs.kubernetes.io, "helmCharts"), over the
-  ``valuesFile`` when one is read;
+  ``helmCharts[].valuesInline`` (kubectl.docs.kubernetes.io, "helmCharts"), with the
+  ``valuesFile`` and ``additionalValuesFiles`` when they are read, in kustomize's order
+  (``inputs/kustomize_chart_values.py``); with ``valuesMerge: merge`` and no ``valuesFile``
+  the inline values lie under the chart's own ``values.yaml``: not read;
 - Helmfile (``helmfile.yaml``): ``releases[].chart`` (``repo/name``) and
   ``releases[].values[]``, each a mapping or a values file, later ones over earlier ones
   (helmfile.readthedocs.io, "Values Merging and Data Flow").
@@ -274,14 +276,16 @@ def _kustomize(data: dict) -> Iterator[tuple[str, tuple]]:
             continue
         release = ("helmCharts", i)
         extra = joined.of(data, release)
-        if extra is not None and extra.layers:
+        if extra is not None:  # no layers: a merge whose outcome is not established
             name = chart_name(entry.get("name"))
-            if name is not None and _judged_before(seen, name, extra.layers):
+            if name is None or not extra.layers or _judged_before(seen, name, extra.layers):
                 continue
-            view = _view(data, release, extra.layers, extra.label) if name else None
-            if name is not None and view is not None:
+            view = _view(data, release, extra.layers, extra.label)
+            if view is not None:
                 yield name, view
             continue
+        if entry.get("valuesMerge") == "merge" and not entry.get("valuesFile"):
+            continue  # under the chart's own values, which are not in the repository
         yield from _found(entry.get("name"), data, release + ("valuesInline",))
 
 
