@@ -251,6 +251,19 @@ def write_files(tmp_path: Path, **files: str) -> list[str]:
     return paths
 
 
+def put_files(root: Path, files: dict[str, str]) -> None:
+    """Write each ``relative/path: text`` under ``root`` (folders made, text dedented)."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def placed(report: dict) -> list[tuple[str, str, int, int]]:
+    """(code, path, line, column) of each finding of a JSON report."""
+    return [(f["code"], f["path"], f["line"], f["column"]) for f in report["findings"]]
+
+
 def held_back(report: dict) -> dict[str, list[str]]:
     """The codes a JSON report held back, each with the cluster facts it needs."""
     return {h["code"]: h["needs"] for h in report.get("heldBack", [])}

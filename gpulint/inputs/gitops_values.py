@@ -468,7 +468,9 @@ class PlainScan:
         if b"HelmRelease" in data and any(k in data for k in _HOST_BYTES):
             unit = self._unit(target)
             hosts = [
-                h for doc in _docs(target.path, data) if (h := flux_host(doc.data, unit, doc.index))
+                h
+                for doc in mapping_documents(target.path, data)
+                if (h := flux_host(doc.data, unit, doc.index))
             ]
             if hosts:
                 self._hosts[target.path] = hosts
@@ -487,7 +489,7 @@ class PlainScan:
             if isinstance(data, InputError) or not any(name in data for name in names):
                 continue
             unit = self._unit(target)
-            _read_partners(_docs(target.path, data), unit, wanted, partners)
+            _read_partners(mapping_documents(target.path, data), unit, wanted, partners)
         result: dict[str, Extras] = {}
         for path, hosts in self._hosts.items():
             joined_here = _join(hosts, partners)
@@ -496,7 +498,9 @@ class PlainScan:
         return result
 
 
-def _docs(path: str, data: bytes) -> list[Document]:
+def mapping_documents(path: str, data: bytes) -> list[Document]:
+    """The documents of a file's bytes that are mappings (none when it cannot be decoded;
+    its errors are the lint pass's to report, located)."""
     source = decode(path, data)
     if isinstance(source, InputError):
         return []
@@ -650,7 +654,7 @@ def named_file_paths(target: Target, data: bytes, settings: Settings) -> Iterato
     ):
         return
     allowed = roots(settings.linted_paths)
-    for doc in _docs(target.path, data):
+    for doc in mapping_documents(target.path, data):
         for _release, layers in _named_files(doc.data, target.path, settings):
             for layer in filter(_is_name, layers):
                 path = _values_file(layer[0], target.path, settings, allowed)[0]

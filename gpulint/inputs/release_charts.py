@@ -47,9 +47,9 @@ from typing import Any
 
 from gpulint.core.findings import InputError, Location
 from gpulint.core.settings import Settings
-from gpulint.core.sources import decode
 from gpulint.inputs.discover import ChartRelease, Target, display_path
 from gpulint.inputs.folders import chart_root
+from gpulint.inputs.gitops_values import mapping_documents
 from gpulint.inputs.kustomize_refs import is_remote
 from gpulint.inputs.project_scan import git_roots
 from gpulint.inputs.tree import inside, roots
@@ -57,7 +57,7 @@ from gpulint.model.project import Project, repository_path
 from gpulint.model.values import joined, releases
 from gpulint.model.values.paths import at_path
 from gpulint.model.values.placeholders import is_placeholder
-from gpulint.yaml.parse import Document, documents
+from gpulint.yaml.parse import Document
 from gpulint.yaml.positions import locate, place_with_value
 
 _ARGO = "argoproj.io"
@@ -92,13 +92,8 @@ class ReleaseCharts:
         flux = b"GitRepository" in data
         if not (argo or flux):
             return
-        source = decode(target.path, data)
-        if isinstance(source, InputError):
-            return
-        errors: list[InputError] = []  # the lint pass reports them, located
-        for doc in documents(source, errors):
-            if isinstance(doc.data, dict):
-                self._take(doc)
+        for doc in mapping_documents(target.path, data):
+            self._take(doc)
 
     def _take(self, doc: Document) -> None:
         data, group, kind = doc.data, _group(doc.data), doc.data.get("kind")

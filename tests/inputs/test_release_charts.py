@@ -18,7 +18,7 @@ from gpulint.inputs.discover import ChartRelease, Target
 from gpulint.inputs.project_scan import project_of
 from gpulint.inputs.release_charts import MAX_RENDERS, ReleaseCharts
 from gpulint.inputs.render.helm import release_command
-from tests.helpers import run_cli
+from tests.helpers import put_files, run_cli
 
 TEMPLATE = """\
 apiVersion: apps/v1
@@ -58,10 +58,8 @@ def _repo(root: Path, remote: str | None = "https://github.com/acme/gpu-infra.gi
     return root
 
 
-def _write(root: Path, name: str, text: str) -> None:
-    path = root / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text).lstrip("\n"))
+def _put1(root: Path, name: str, text: str) -> None:
+    put_files(root, {name: text})
 
 
 def _check(*args: str) -> dict:
@@ -140,29 +138,29 @@ def _one_release_finding(report: dict, value_at: dict) -> None:
 def test_an_application_of_this_repository_renders_the_chart_with_its_values_object(
     repo, real_helm
 ):
-    _write(repo, "apps/train.yaml", _application("valuesObject:\n  gpus: 0.5\n"))
+    _put1(repo, "apps/train.yaml", _application("valuesObject:\n  gpus: 0.5\n"))
     report = _check()
     assert report["errors"] == []
     _one_release_finding(report, _at("apps/train.yaml", 14, 9))
 
 
 def test_a_values_string_is_placed_inside_the_block(repo, real_helm):
-    _write(repo, "apps/train.yaml", _application("values: |\n  replicas: 1\n  gpus: 0.5\n"))
+    _put1(repo, "apps/train.yaml", _application("values: |\n  replicas: 1\n  gpus: 0.5\n"))
     _one_release_finding(_check(), _at("apps/train.yaml", 15, 9))
 
 
 def test_parameters_over_the_values_object_name_the_parameter(repo, real_helm):
     helm = "valuesObject:\n  gpus: 2\nparameters:\n  - name: gpus\n    value: '0.5'\n"
-    _write(repo, "apps/train.yaml", _application(helm))
+    _put1(repo, "apps/train.yaml", _application(helm))
     _one_release_finding(_check(), _at("apps/train.yaml", 17, 11))
 
 
 def test_a_values_file_of_the_chart_folder_is_read_below_the_inline_values(repo, real_helm):
-    _write(repo, "charts/train/values-prod.yaml", "image: x\ngpus: 0.5\n")
-    _write(repo, "apps/train.yaml", _application("valueFiles: [values-prod.yaml]\n"))
+    _put1(repo, "charts/train/values-prod.yaml", "image: x\ngpus: 0.5\n")
+    _put1(repo, "apps/train.yaml", _application("valueFiles: [values-prod.yaml]\n"))
     _one_release_finding(_check(), _at("charts/train/values-prod.yaml", 2, 1))
     # the inline values win over the file's
-    _write(
+    _put1(
         repo,
         "apps/train.yaml",
         _application("valueFiles: [values-prod.yaml]\nvaluesObject:\n  gpus: 2\n"),
@@ -171,14 +169,14 @@ def test_a_values_file_of_the_chart_folder_is_read_below_the_inline_values(repo,
 
 
 def test_a_values_file_that_is_not_there_is_an_input_error_at_its_name(repo):
-    _write(repo, "apps/train.yaml", _application("valueFiles:\n  - values-prod.yaml\n"))
+    _put1(repo, "apps/train.yaml", _application("valueFiles:\n  - values-prod.yaml\n"))
     report = _check()
     assert [
         (e["path"], e["line"], e["column"])
         for e in report["errors"]
         if "values-prod" in e["message"]
     ] == [("apps/train.yaml", 14, 11)]
-    _write(
+    _put1(
         repo,
         "apps/train.yaml",
         _application("valueFiles: [values-prod.yaml]\nignoreMissingValueFiles: true\n"),
@@ -187,8 +185,8 @@ def test_a_values_file_that_is_not_there_is_an_input_error_at_its_name(repo):
 
 
 def test_a_finding_both_renders_give_is_reported_once(repo, real_helm):
-    _write(repo, "charts/train/values.yaml", "gpus: 0.5\n")
-    _write(repo, "apps/train.yaml", _application("valuesObject:\n  replicas: 2\n"))
+    _put1(repo, "charts/train/values.yaml", "gpus: 0.5\n")
+    _put1(repo, "apps/train.yaml", _application("valuesObject:\n  replicas: 2\n"))
     found = _gpu103(_check())
     assert len(found) == 1
     assert _located(found[0][4]) == _at("charts/train/values.yaml", 1, 1)
@@ -204,7 +202,7 @@ def test_a_finding_both_renders_give_is_reported_once(repo, real_helm):
     ],
 )
 def test_what_the_run_cannot_establish_renders_nothing(repo, real_helm, url, path):
-    _write(repo, "apps/train.yaml", _application("valuesObject:\n  gpus: 0.5\n", url, path))
+    _put1(repo, "apps/train.yaml", _application("valuesObject:\n  gpus: 0.5\n", url, path))
     report = _check()
     assert _gpu103(report) == []
     assert report["errors"] == []
@@ -215,7 +213,7 @@ def test_without_an_identity_a_folder_of_the_tree_is_this_repository(
 ):
     monkeypatch.chdir(tmp_path)
     _repo(tmp_path, remote=None)
-    _write(tmp_path, "apps/train.yaml", _application("valuesObject:\n  gpus: 0.5\n"))
+    _put1(tmp_path, "apps/train.yaml", _application("valuesObject:\n  gpus: 0.5\n"))
     _one_release_finding(_check(), _at("apps/train.yaml", 14, 9))
 
 
@@ -260,7 +258,7 @@ spec:
 def test_a_flux_release_from_a_git_repository_of_this_tree_renders_with_values_from(
     repo, real_helm
 ):
-    _write(
+    _put1(
         repo,
         "clusters/main/train.yaml",
         FLUX.format(url="ssh://git@github.com/acme/gpu-infra", extra=""),
@@ -278,7 +276,7 @@ def test_a_flux_release_from_a_git_repository_of_this_tree_renders_with_values_f
 def test_a_flux_release_of_another_repository_or_with_values_files_renders_nothing(
     repo, real_helm, url, extra
 ):
-    _write(repo, "clusters/main/train.yaml", FLUX.format(url=url, extra=extra))
+    _put1(repo, "clusters/main/train.yaml", FLUX.format(url=url, extra=extra))
     assert _gpu103(_check()) == []
 
 
@@ -287,7 +285,7 @@ def test_releases_past_the_budget_are_not_rendered_and_the_run_says_so(repo):
         _application(f"valuesObject:\n  gpus: {n}\n").replace("name: train\n", f"name: t{n}\n", 1)
         for n in range(MAX_RENDERS + 10)
     ]
-    _write(repo, "apps/many.yaml", "---\n".join(apps))
+    _put1(repo, "apps/many.yaml", "---\n".join(apps))
     scan = ReleaseCharts(Settings(linted_paths=(".",)))
     scan.see(Target("apps/many.yaml"), (repo / "apps" / "many.yaml").read_bytes())
     targets, notices = scan.targets(project_of((".",), []), {})

@@ -6,29 +6,17 @@ kustomize ``repo``, a Helmfile repository."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from gpulint.model.kinds.charts import otwld_repository
-from tests.helpers import findings_json
+from tests.helpers import findings_json, placed, put_files
 
 
 @pytest.fixture(autouse=True)
 def _here(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # findings name files relative to the working directory
-
-
-def _put(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-
-
-def _at(found: dict) -> list[tuple[str, str, int, int]]:
-    return [(f["code"], f["path"], f["line"], f["column"]) for f in found["findings"]]
 
 
 RELEASE = """
@@ -62,7 +50,7 @@ def _repository(url: str, namespace: str | None = "ai", name: str = "otwld") -> 
 
 
 def _lint(root: Path, files: dict[str, str], named: str = ".") -> dict:
-    _put(root, files)
+    put_files(root, files)
     return findings_json(named, "--select", "GPU701")
 
 
@@ -72,7 +60,7 @@ def _lint(root: Path, files: dict[str, str], named: str = ".") -> dict:
 )
 def test_a_helm_repository_of_otwld_in_the_release_s_file(tmp_path, url):
     text = RELEASE + "---\n" + _repository(url)
-    assert _at(_lint(tmp_path, {"release.yaml": text})) == [FINDING]
+    assert placed(_lint(tmp_path, {"release.yaml": text})) == [FINDING]
 
 
 @pytest.mark.parametrize(
@@ -95,7 +83,7 @@ def test_a_helm_repository_in_another_file_of_the_unit(tmp_path):
     }
     assert _lint(tmp_path, files)["findings"] == []
     files["repository.yaml"] = _repository("https://otwld.github.io/ollama-helm/")
-    assert _at(_lint(tmp_path, files)) == [FINDING]
+    assert placed(_lint(tmp_path, files)) == [FINDING]
 
 
 def test_a_helm_repository_elsewhere_in_the_run_by_its_explicit_namespace(tmp_path):
@@ -108,14 +96,14 @@ def test_a_helm_repository_elsewhere_in_the_run_by_its_explicit_namespace(tmp_pa
     files = {"apps/release.yaml": release, "sources/otwld.yaml": other}
     assert _lint(tmp_path, files)["findings"] == []
     files["sources/otwld.yaml"] = _repository("https://helm.otwld.com/", "flux-system")
-    assert _at(_lint(tmp_path, files)) == [("GPU701", "apps/release.yaml", 16, 47)]
+    assert placed(_lint(tmp_path, files)) == [("GPU701", "apps/release.yaml", 16, 47)]
 
 
 def test_a_helm_repository_the_run_does_not_establish_leaves_the_chart_s_name_to_decide(
     tmp_path,
 ):
     # not in the run: the name decides, as before
-    assert _at(_lint(tmp_path, {"release.yaml": RELEASE})) == [FINDING]
+    assert placed(_lint(tmp_path, {"release.yaml": RELEASE})) == [FINDING]
     other = "https://cowboysysop.github.io/charts/"
     # in another namespace, or elsewhere in the run without a namespace (each unit's apply
     # gives it one): not the release's source
@@ -124,7 +112,7 @@ def test_a_helm_repository_the_run_does_not_establish_leaves_the_chart_s_name_to
         {"release.yaml": RELEASE, "sources/otwld.yaml": _repository(other, None)},
     ):
         (tmp_path / "repository.yaml").unlink(missing_ok=True)
-        assert _at(_lint(tmp_path, files)) == [FINDING]
+        assert placed(_lint(tmp_path, files)) == [FINDING]
 
 
 def test_helm_repositories_that_disagree_are_not_read_as_otwld_s(tmp_path):
@@ -160,7 +148,7 @@ spec:
 
 
 def test_an_argo_cd_repo_url_must_be_otwld_s(tmp_path):
-    assert _at(_lint(tmp_path, {"app.yaml": ARGO})) == [("GPU701", "app.yaml", 15, 51)]
+    assert placed(_lint(tmp_path, {"app.yaml": ARGO})) == [("GPU701", "app.yaml", 15, 51)]
     for url in ("https://mirror.example.com/otwld/", "oci://ghcr.io/otwld/ollama-helm"):
         text = ARGO.replace("https://helm.otwld.com/", url)
         assert _lint(tmp_path, {"app.yaml": text})["findings"] == []
@@ -183,7 +171,7 @@ releases:
 
 def test_a_helmfile_repository_url_must_be_otwld_s(tmp_path):
     found = _lint(tmp_path, {"helmfile.yaml": HELMFILE}, named="helmfile.yaml")
-    assert _at(found) == [("GPU701", "helmfile.yaml", 11, 51)]
+    assert placed(found) == [("GPU701", "helmfile.yaml", 11, 51)]
     text = HELMFILE.replace("https://otwld.github.io/ollama-helm", "https://example.com/otwld")
     assert _lint(tmp_path, {"helmfile.yaml": text}, named="helmfile.yaml")["findings"] == []
 

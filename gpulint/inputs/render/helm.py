@@ -142,6 +142,19 @@ def _required_retry(
     return [argv[0], argv[1], assignment, *argv[2:]]
 
 
+def _fill_required(
+    argv: list[str], outcome: Outcome, chart: str, settings: Settings, home: str
+) -> tuple[list[str], Outcome]:
+    """Render again, a placeholder for each ``required`` value the failure names, at most
+    ``MAX_REQUIRED`` times; the last command and its outcome."""
+    for _ in range(MAX_REQUIRED):
+        retry = _required_retry(argv, outcome, chart, settings)
+        if retry is None:
+            break
+        argv, outcome = retry, run_tool(retry, settings.render.timeout, env=helm_env(home))
+    return argv, outcome
+
+
 def filled(argv: list[str]) -> list[str]:
     """The values a render filled with the placeholder (``_required_retry``)."""
     prefix = "--set-string="
@@ -180,11 +193,7 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
             retry = retry_of(argv, outcome, chart, settings)
             if retry is not None:
                 argv, outcome = retry, run_tool(retry, settings.render.timeout, env=helm_env(home))
-        for _ in range(MAX_REQUIRED):
-            retry = _required_retry(argv, outcome, chart, settings)
-            if retry is None:
-                break
-            argv, outcome = retry, run_tool(retry, settings.render.timeout, env=helm_env(home))
+        argv, outcome = _fill_required(argv, outcome, chart, settings, home)
     if not outcome.ok:
         errors.append(failure(chart, outcome.message.replace(os.path.abspath(chart), chart)))
         return sources, errors
@@ -225,11 +234,7 @@ def read_release(target: Target, settings: Settings) -> tuple[list[Source], list
             out.write(release.values)
         argv = release_command(helm, target, values, settings)
         outcome = run_tool(argv, settings.render.timeout, env=helm_env(home))
-        for _ in range(MAX_REQUIRED):
-            retry = _required_retry(argv, outcome, chart, settings)
-            if retry is None:
-                break
-            argv, outcome = retry, run_tool(retry, settings.render.timeout, env=helm_env(home))
+        argv, outcome = _fill_required(argv, outcome, chart, settings, home)
     if not outcome.ok:
         message = outcome.message.replace(os.path.abspath(chart), chart)
         return [], [failure(chart, f"{message} (with the values of {release.label})")]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import findings_json
+from tests.helpers import findings_json, placed, put_files
 
 
 @pytest.fixture(autouse=True)
@@ -17,19 +17,8 @@ def _here(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # findings name files relative to the working directory
 
 
-def _put(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-
-
-def _at(found: dict) -> list[tuple[str, str, int, int]]:
-    return [(f["code"], f["path"], f["line"], f["column"]) for f in found["findings"]]
-
-
 def _lint(root: Path, files: dict[str, str]) -> dict:
-    _put(root, files)
+    put_files(root, files)
     return findings_json("kustomization.yaml", "--select", "GPU401,GPU402")
 
 
@@ -64,7 +53,7 @@ def test_gpu402_merge_keeps_the_files_value_over_the_inline_one(tmp_path):
         """)
     found = _lint(tmp_path, {"kustomization.yaml": text, "values.yaml": VALUES})
     # merge: the file's mixd stays (override would have put the inline mixed over it)
-    assert _at(found) == [("GPU402", "values.yaml", 4, 13)]
+    assert placed(found) == [("GPU402", "values.yaml", 4, 13)]
     override = text.replace("valuesMerge: merge", "valuesMerge: override")
     assert _lint(tmp_path, {"kustomization.yaml": override})["findings"] == []
 
@@ -82,7 +71,7 @@ def test_gpu401_merge_inline_values_fill_only_what_the_file_lacks(tmp_path):
     values = VALUES.replace("mixd", "mixed")
     found = _lint(tmp_path, {"kustomization.yaml": text, "values.yaml": values})
     # mig.strategy singel is under the file's mixed: not the chart's; devicePlugin fills
-    assert _at(found) == [("GPU401", "kustomization.yaml", 14, 18)]
+    assert placed(found) == [("GPU401", "kustomization.yaml", 14, 18)]
 
 
 def test_gpu402_merge_fills_a_null_of_the_file(tmp_path):
@@ -95,7 +84,7 @@ def test_gpu402_merge_fills_a_null_of_the_file(tmp_path):
         """)
     values = "mig:\n  strategy: null\n"
     found = _lint(tmp_path, {"kustomization.yaml": text, "values.yaml": values})
-    assert _at(found) == [("GPU402", "kustomization.yaml", 12, 19)]
+    assert placed(found) == [("GPU402", "kustomization.yaml", 12, 19)]
 
 
 def test_merge_over_an_empty_file_value_is_not_established(tmp_path):
@@ -124,7 +113,7 @@ def test_merge_without_a_values_file_reads_no_inline_values(tmp_path):
     assert _lint(tmp_path, {"kustomization.yaml": text})["findings"] == []
     override = text.replace("valuesMerge: merge", "valuesMerge: override")
     found = _lint(tmp_path, {"kustomization.yaml": override})
-    assert _at(found) == [("GPU402", "kustomization.yaml", 11, 19)]
+    assert placed(found) == [("GPU402", "kustomization.yaml", 11, 19)]
 
 
 def test_gpu402_additional_values_files_over_the_file_and_inline_in_order(tmp_path):
@@ -145,7 +134,7 @@ def test_gpu402_additional_values_files_over_the_file_and_inline_in_order(tmp_pa
     }
     found = _lint(tmp_path, files)
     # the file's mixd and the inline singel are under first.yaml's mixxed
-    assert _at(found) == [
+    assert placed(found) == [
         ("GPU402", "first.yaml", 3, 13),
         ("GPU401", "second.yaml", 3, 12),
     ]
@@ -163,14 +152,14 @@ def test_gpu402_additional_values_files_without_a_values_file(tmp_path):
         """)
     files = {"kustomization.yaml": text, "more.yaml": "devicePlugin:\n  version: latest\n"}
     found = _lint(tmp_path, files)
-    assert _at(found) == [
+    assert placed(found) == [
         ("GPU402", "kustomization.yaml", 11, 19),
         ("GPU401", "more.yaml", 2, 12),
     ]
     merge = "valuesMerge: replace\n    additionalValuesFiles:"
     replace = text.replace("additionalValuesFiles:", merge)
     # replace: the inline values, then the additional file over them
-    assert _at(_lint(tmp_path, {"kustomization.yaml": replace})) == [
+    assert placed(_lint(tmp_path, {"kustomization.yaml": replace})) == [
         ("GPU402", "kustomization.yaml", 12, 19),  # a line further down
         ("GPU401", "more.yaml", 2, 12),
     ]
