@@ -32,6 +32,7 @@ from gpulint.inputs.discover import Target
 from gpulint.inputs.prepare import prepare
 from gpulint.inputs.readers import PLAIN, Readers
 from gpulint.model.cluster_profile import ClusterProfile
+from gpulint.model.nvidia import recognise
 from gpulint.model.resource import Resource, release, resources_of
 from gpulint.model.values import joined
 from gpulint.rules import pages
@@ -306,6 +307,7 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
     # What other documents add to this source's GitOps releases (inputs/gitops_values.py):
     # from the preparation pass for a plain file, from its own documents for a render.
     flux = ctx.gitops.get(source.path, {}) if plain else gitops_values.render_extras(source)
+    by_release = plain and source.path in ctx.release_values
     # Document by document: each node tree is freed before the next one is built.
     for doc in parse(source, errors):
         if not isinstance(doc.data, dict):
@@ -331,7 +333,7 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
             files, unread = gitops_values.file_extras(doc, ctx.settings)
             errors.extend(unread)
             extras = flux.get(doc.index, ()) + files
-            with joined.scope(extras):
+            with joined.scope(extras), recognise.values_of_a_release(by_release):
                 _check_document(ctx, doc, result, _with_values_read(ctx, source, rules, extras))
             if wants_annotations:
                 annotations.extend(suppress.annotations_of(doc))
@@ -421,7 +423,7 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     targets = list(targets)
     prepared = prepare(ctx.rules, targets, ctx.settings)
     ctx.unpaired, ctx.profile, ctx.project = prepared.unpaired, prepared.profile, prepared.project
-    ctx.gitops = prepared.gitops
+    ctx.gitops, ctx.release_values = prepared.gitops, prepared.named_values
     targets += prepared.renders
     notices.update(dict.fromkeys(prepared.notices))
     _load_hooks(ctx, prepared.inapplicable)

@@ -454,6 +454,7 @@ class PlainScan:
         self._inventory = frozenset(settings.cluster.files)
         self._hosts: dict[str, list[FluxHost]] = {}
         self._candidates: list[Target] = []
+        self.named: set[str] = set()  # the values files releases name (display paths)
 
     def _unit(self, target: Target) -> str | None:
         settings = self._settings
@@ -464,7 +465,11 @@ class PlainScan:
         a kustomization's), which the lint pass reads with it."""
         if not data or target.kind != "file":
             return
-        yield from named_file_bytes(target, data, self._settings)
+        for path in named_file_paths(target, data, self._settings):
+            self.named.add(display_path(path))
+            read = read_bytes(path)
+            if isinstance(read, bytes) and read:
+                yield read
         if b"HelmRelease" in data and any(k in data for k in _HOST_BYTES):
             unit = self._unit(target)
             hosts = [
@@ -660,15 +665,6 @@ def named_file_paths(target: Target, data: bytes, settings: Settings) -> Iterato
                 path = _values_file(layer[0], target.path, settings, allowed)[0]
                 if path is not None:
                     yield path
-
-
-def named_file_bytes(target: Target, data: bytes, settings: Settings) -> Iterator[bytes]:
-    """The bytes of the values files a plain helmfile or kustomization names (the
-    preparation pass searches them for rule triggers)."""
-    for path in named_file_paths(target, data, settings):
-        read = read_bytes(path)
-        if isinstance(read, bytes) and read:
-            yield read
 
 
 def file_extras(

@@ -42,6 +42,7 @@ class Preparation:
     gitops: dict[str, Extras]  # source path -> document -> what other files add to it
     renders: tuple[Target, ...] = ()  # releases of in-tree charts, rendered with their values
     notices: tuple[str, ...] = ()
+    named_values: frozenset[str] = frozenset()  # values files a release of the run names
 
 
 def prepare(rules: Iterable[Rule], targets: Sequence[Target], settings: Settings) -> Preparation:
@@ -71,4 +72,5 @@ def prepare(rules: Iterable[Rule], targets: Sequence[Target], settings: Settings
         extras,
         tuple(renders),
         tuple(notices),
+        frozenset(gitops.named),
     )

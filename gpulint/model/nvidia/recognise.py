@@ -8,6 +8,9 @@ name (``nvidia-device-plugin:``, ``gpu-operator:``). ``--values-for CHART``
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from gpulint.core.record import record
@@ -167,6 +170,22 @@ def is_config_text(text: str) -> bool:
     return "version" in text and ("flags" in text or "sharing" in text)
 
 
+# A values file a release of the run names (a Helmfile's, a kustomization's, an Argo CD
+# source's $ref file) is judged through that release, merged with the values over it: read
+# alone by its keys, a value a later layer overrides would be reported too.
+_BY_RELEASE: ContextVar[bool] = ContextVar("by_release", default=False)
+
+
+@contextmanager
+def values_of_a_release(named: bool) -> Iterator[None]:
+    """Within: the current document is (``named``) or is not a file a release names."""
+    token = _BY_RELEASE.set(named)
+    try:
+        yield
+    finally:
+        _BY_RELEASE.reset(token)
+
+
 def place(data: Any, values_for: str | None = None) -> list[Placed]:
     """What a non-resource document is (possibly several charts in an umbrella's values),
     or, in a GitOps object (a Flux HelmRelease, an Argo CD Application...), where the values
@@ -174,6 +193,8 @@ def place(data: Any, values_for: str | None = None) -> list[Placed]:
     inline = [Placed(chart, at) for chart, at in releases.chart_values(data) if chart in CHARTS]
     if inline or not isinstance(data, dict) or is_resource(data):
         return inline
+    if _BY_RELEASE.get() and values_for not in CHARTS:
+        return _umbrella(data)  # its own keys are the release's: judged there
     if is_plugin_config(data):
         return [Placed(PLUGIN_CONFIG, ())]
     if values_for in CHARTS:
@@ -182,12 +203,12 @@ def place(data: Any, values_for: str | None = None) -> list[Placed]:
         return [Placed(OPERATOR_CHART, ())]
     if _is_device_plugin_values(data):
         return [Placed(DEVICE_PLUGIN_CHART, ())]
-    found = []
-    for chart in CHARTS:  # an umbrella chart's values: the subchart's values under its name
-        sub = data.get(chart)
-        if isinstance(sub, dict):
-            found.append(Placed(chart, (chart,)))
-    return found
+    return _umbrella(data)
+
+
+def _umbrella(data: dict) -> list[Placed]:
+    """An umbrella chart's values: each subchart's values under its name."""
+    return [Placed(chart, (chart,)) for chart in CHARTS if isinstance(data.get(chart), dict)]
 
 
 def explain(message: str, why: str) -> str:

@@ -98,3 +98,21 @@ def test_a_values_file_that_is_not_there_is_an_input_error_at_its_name(repo):
     _app(repo, file="$values/values/missing.yaml")
     errors = [(e["path"], e["line"], e["column"]) for e in _report()["errors"]]
     assert errors == [("apps/op.yaml", 14, 13)]
+
+
+RECOGNISABLE = VULNERABLE + "driver:\n  enabled: false\ndevicePlugin:\n  version: v0.17.0\n"
+
+
+def test_a_file_a_release_reads_is_judged_through_it_not_again_alone(repo):
+    # the file alone reads as operator values by its keys; the release overrides its
+    # toolkit version, so the vulnerable one never reaches the cluster
+    (repo / "values" / "operator.yaml").write_text(RECOGNISABLE)
+    _app(repo, inline="valuesObject:\n  toolkit:\n    version: v1.17.8-ubuntu20.04\n")
+    assert _gpu408(_report()) == []
+    _app(repo)
+    assert _gpu408(_report()) == [("values/operator.yaml", 2, 12)]
+
+
+def test_a_file_no_release_reads_is_still_judged_by_its_keys(repo):
+    (repo / "values" / "operator.yaml").write_text(RECOGNISABLE)
+    assert _gpu408(_report()) == [("values/operator.yaml", 2, 12)]
