@@ -17,9 +17,11 @@ which only a render with those values shows. Two forms name a folder of this rep
   whose ``chart`` is "the name or path the Helm chart is available at in the SourceRef";
   its values are its ``valuesFrom`` and ``values`` (``inputs/gitops_values.py``), and it
   installs into ``spec.targetNamespace``, else its own namespace
-  (fluxcd.io/flux/components/helm/helmreleases). Its ``chart.spec.valuesFiles`` replace
-  the chart's ``values.yaml`` as the defaults (source-controller merges them into the
-  packaged chart's values): such a release is not rendered.
+  (fluxcd.io/flux/components/helm/helmreleases). Its ``chart.spec.valuesFiles``, paths
+  "relative to the SourceRef", are merged in order into the chart's default values, and
+  replace its ``values.yaml`` ("values.yaml is not included by default": a release whose
+  list does not start with the chart's own ``values.yaml`` is not rendered); a file that is
+  not there fails the chart's build unless ``ignoreMissingValuesFiles``.
 
 The repository must be this one: the URL's ``owner/repo`` is the linted repository's
 identity (``model/project.py``: the git remote first), and the folder is read relative to
@@ -173,6 +175,16 @@ class _Tree:
         ids = self.project.ids
         return not ids or any((i.host, i.path) == named for i in ids)
 
+    def file(self, path: str) -> str | None:
+        """``path`` of the repository (relative to its root), when it lies in the linted tree."""
+        if os.path.isabs(path):
+            return None
+        for top in self.tops:
+            found = os.path.normpath(os.path.join(top, path))
+            if inside(os.path.realpath(found), self.allowed):
+                return display_path(found)
+        return None
+
     def chart(self, path: str) -> str | None:
         """The chart folder at ``path`` of the repository, when it lies in the linted tree."""
         if "\0" in path or os.path.isabs(path) or is_remote(path):
@@ -258,7 +270,7 @@ def _flux_target(
     name, namespace = _meta(data)
     ref_name = _text(ref.get("name")) if isinstance(ref, dict) else None
     path = _text(chart_spec.get("chart"))
-    if ref_name is None or path is None or chart_spec.get("valuesFiles"):
+    if ref_name is None or path is None:
         return
     ref_namespace = _text(ref.get("namespace")) or namespace
     urls = repositories.get((ref_namespace, ref_name), [])
@@ -267,10 +279,55 @@ def _flux_target(
     chart = where.chart(path)
     if chart is None:
         return
+    try:
+        files, problems = _flux_value_files(doc, chart_spec, chart, where)
+    except _Unreadable:
+        return
     target_namespace = _text(at_path(data, ("spec", "targetNamespace"))) or namespace
-    found = _target(doc, ("spec",), chart, target_namespace, (), (), extras)
+    found = _target(doc, ("spec",), chart, target_namespace, files, problems, extras)
     if found is not None:
         yield found
+
+
+def _flux_value_files(
+    doc: Document, chart_spec: dict, chart: str, where: _Tree
+) -> tuple[tuple[str, ...], tuple[InputError, ...]]:
+    """The files of ``chart.spec.valuesFiles`` after the chart's own ``values.yaml`` (the
+    first of them; any other first file replaces the chart's defaults: not rendered)."""
+    names = chart_spec.get("valuesFiles")
+    if names is None:
+        return (), ()
+    if not isinstance(names, list) or not names:
+        raise _Unreadable
+    files: list[str] = []
+    problems: list[InputError] = []
+    skip_missing = chart_spec.get("ignoreMissingValuesFiles") is True
+    own = os.path.realpath(os.path.join(chart, "values.yaml"))
+    for i, name in enumerate(names):
+        if not isinstance(name, str) or "\0" in name or is_placeholder(name) or is_remote(name):
+            raise _Unreadable
+        path = where.file(name)
+        if path is None:
+            raise _Unreadable  # outside the linted tree
+        if i == 0:
+            if os.path.realpath(path) != own:
+                raise _Unreadable  # the chart's defaults replaced by another file
+        elif os.path.isfile(os.path.realpath(path)):
+            files.append(path)
+        elif not skip_missing:
+            problems.append(_missing(doc, ("spec", "chart", "spec", "valuesFiles", i), name))
+    return tuple(files), tuple(problems)
+
+
+def _missing(doc: Document, at: tuple, name: str) -> InputError:
+    location, _pointer = locate(doc, at, "value")
+    return InputError(
+        doc.source.path,
+        f"values file {name[:60]!r} is not in this repository's checkout: Flux cannot build "
+        "this release's chart (chart.spec.ignoreMissingValuesFiles: true skips missing files)",
+        location.line,
+        location.column,
+    )
 
 
 def _target(

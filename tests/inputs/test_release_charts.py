@@ -270,14 +270,37 @@ def test_a_flux_release_from_a_git_repository_of_this_tree_renders_with_values_f
     ("url", "extra"),
     [
         ("https://github.com/someone/else", ""),
-        ("ssh://git@github.com/acme/gpu-infra", "      valuesFiles: [charts/train/values.yaml]"),
+        # values files that replace the chart's values.yaml as its defaults
+        ("ssh://git@github.com/acme/gpu-infra", "      valuesFiles: [charts/train/gpu.yaml]"),
     ],
 )
-def test_a_flux_release_of_another_repository_or_with_values_files_renders_nothing(
+def test_a_flux_release_of_another_repository_or_without_the_chart_defaults_renders_nothing(
     repo, real_helm, url, extra
 ):
+    _put1(repo, "charts/train/gpu.yaml", "gpus: 1\n")
     _put1(repo, "clusters/main/train.yaml", FLUX.format(url=url, extra=extra))
     assert _gpu103(_check()) == []
+
+
+OURS_SSH = "ssh://git@github.com/acme/gpu-infra"
+VALUES_FILES = "      valuesFiles: [charts/train/values.yaml, charts/train/gpu.yaml]"
+
+
+def test_flux_values_files_after_the_chart_defaults_are_read_below_the_release_values(
+    repo, real_helm
+):
+    _put1(repo, "charts/train/gpu.yaml", "replicas: 1\ngpus: 0.5\n")
+    text = FLUX.format(url=OURS_SSH, extra=VALUES_FILES).replace("gpus: 0.5", "replicas: 2")
+    _put1(repo, "clusters/main/train.yaml", text)
+    _one_release_finding(_check(), _at("charts/train/gpu.yaml", 2, 1))
+
+
+def test_a_flux_values_file_that_is_not_there_is_an_input_error_at_its_name(repo):
+    _put1(repo, "clusters/main/train.yaml", FLUX.format(url=OURS_SSH, extra=VALUES_FILES))
+    errors = _check()["errors"]
+    assert [(e["path"], e["line"], e["column"]) for e in errors if "gpu.yaml" in e["message"]] == [
+        ("clusters/main/train.yaml", 31, 47)
+    ]
 
 
 def test_releases_past_the_budget_are_not_rendered_and_the_run_says_so(repo):
