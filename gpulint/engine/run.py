@@ -30,6 +30,7 @@ from gpulint.filter import suppress
 from gpulint.inputs import gitops_values
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prepare import prepare
+from gpulint.inputs.prescan import SeenText
 from gpulint.inputs.readers import PLAIN, Readers
 from gpulint.model.cluster_profile import ClusterProfile
 from gpulint.model.resource import Resource, release, resources_of
@@ -38,7 +39,7 @@ from gpulint.rules import pages
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.registry import builtin_rules
 from gpulint.rules.rule import Context, Report, Rule, RuleError
-from gpulint.rules.triggers import TriggerSet
+from gpulint.rules.triggers import Trigger, TriggerSet
 from gpulint.yaml import layered, toml_tree
 from gpulint.yaml.embedded import INSIDE
 from gpulint.yaml.parse import Document, documents
@@ -132,19 +133,30 @@ class SourceRules:
     podless: tuple[Rule, ...] = ()
 
 
-# The run's rules -> their distinct ``reads`` triggers and each rule's index among them.
+# The run's rules -> their distinct ``reads`` triggers and each rule's trigger.
 # Built once a run (a worker once), keyed by the rule list it describes.
-_READS: dict[int, tuple[list[Rule], TriggerSet, tuple[tuple[str, int], ...]]] = {}
+_READS: dict[int, tuple[list[Rule], TriggerSet, tuple[tuple[str, Trigger], ...]]] = {}
 
 
-def _reads_of(rules: list[Rule]) -> tuple[TriggerSet, tuple[tuple[str, int], ...]]:
+def _reads_of(rules: list[Rule]) -> tuple[TriggerSet, tuple[tuple[str, Trigger], ...]]:
     known = _READS.get(id(rules))
     if known is None or known[0] is not rules:
         triggers = TriggerSet(r.reads for r in rules if r.reads is not None)
-        codes = tuple((r.code, triggers.index(r.reads)) for r in rules if r.reads is not None)
+        reads = tuple((r.code, r.reads) for r in rules if r.reads is not None)
         _READS.clear()
-        known = _READS[id(rules)] = (rules, triggers, codes)
+        known = _READS[id(rules)] = (rules, triggers, reads)
     return known[1], known[2]
+
+
+def _held(ctx: Context, source: Source, also: str, triggers: TriggerSet) -> frozenset[Trigger]:
+    """The triggers of ``triggers`` that the source's text (and ``also``) holds: as the
+    preparation pass found them in a plain file's bytes, else searched here."""
+    text = source.text + "\n" + also if also else source.text
+    data = text.encode("utf-8", "surrogateescape")
+    seen: SeenText | None = None if also else ctx.seen.get(source.path)
+    if seen is not None and seen.describes(data) and seen.tested.issuperset(triggers.triggers):
+        return seen.held
+    return frozenset(triggers.triggers[i] for i in triggers.matching(data))
 
 
 def source_rules(ctx: Context, source: Source, also: str = "") -> SourceRules:
@@ -155,10 +167,9 @@ def source_rules(ctx: Context, source: Source, also: str = "") -> SourceRules:
     # --values-for reads files that hold none of a chart's words as its values: every rule
     # may then report on any source (as inputs/prepare.py loads every rule).
     if not ctx.settings.values_for:
-        triggers, codes = _reads_of(ctx.rules)
-        text = source.text + "\n" + also if also else source.text
-        matched = triggers.matching(text.encode("utf-8", "surrogateescape"))
-        silent = frozenset(code for code, i in codes if i not in matched)
+        triggers, reads = _reads_of(ctx.rules)
+        held = _held(ctx, source, also, triggers)
+        silent = frozenset(code for code, trigger in reads if trigger not in held)
 
     def hooked(check: Any, collect: Any, rule: Rule) -> bool:
         checks = check is not None and rule.code not in silent
@@ -421,7 +432,7 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     targets = list(targets)
     prepared = prepare(ctx.rules, targets, ctx.settings)
     ctx.unpaired, ctx.profile, ctx.project = prepared.unpaired, prepared.profile, prepared.project
-    ctx.gitops = prepared.gitops
+    ctx.gitops, ctx.seen = prepared.gitops, prepared.seen
     _load_hooks(ctx, prepared.inapplicable)
     if ctx.settings.verbose:
         notices.update(dict.fromkeys(f"cluster profile: {s}" for s in ctx.profile.sources))

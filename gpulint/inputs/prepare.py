@@ -22,7 +22,7 @@ from gpulint.core.record import record
 from gpulint.core.settings import Settings
 from gpulint.inputs.discover import Target
 from gpulint.inputs.gitops_values import Extras, PlainScan
-from gpulint.inputs.prescan import RuleTriggers, readable_bytes
+from gpulint.inputs.prescan import RuleTriggers, SeenText, readable_bytes
 from gpulint.inputs.profile_scan import ProfileScan
 from gpulint.inputs.project_scan import project_of
 from gpulint.model.cluster_profile import ClusterProfile
@@ -39,6 +39,7 @@ class Preparation:
     profile: ClusterProfile
     project: Project
     gitops: dict[str, Extras]  # source path -> document -> what other files add to it
+    seen: dict[str, SeenText]  # plain file path -> the rule triggers its bytes hold
 
 
 def prepare(rules: Iterable[Rule], targets: Sequence[Target], settings: Settings) -> Preparation:
@@ -47,7 +48,7 @@ def prepare(rules: Iterable[Rule], targets: Sequence[Target], settings: Settings
     gitops = PlainScan(settings)
     for target in targets:
         data = readable_bytes(target)
-        triggers.see(data)
+        triggers.see(data, target.path if target.kind == "file" else None)
         profile.see(target, data)
         for named in gitops.see(target, data):
             triggers.see(named)  # a values file a helmfile or kustomization names
@@ -59,4 +60,5 @@ def prepare(rules: Iterable[Rule], targets: Sequence[Target], settings: Settings
         profile.profile(),
         project_of(settings.linted_paths, targets),
         gitops.extras(),
+        triggers.seen,
     )

@@ -16,16 +16,34 @@ built-in one's module unimported (start-up).
 
 from __future__ import annotations
 
+import binascii
 import codecs
 from collections.abc import Iterable, Sequence
 
 from gpulint.core.findings import InputError
+from gpulint.core.record import record
 from gpulint.core.sources import read_bytes
 from gpulint.inputs.discover import Target
 from gpulint.rules.registry import Rule
 from gpulint.rules.triggers import Trigger, TriggerSet
 
 _WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # also the start of UTF-32's
+
+
+@record(frozen=True)
+class SeenText:
+    """The triggers a plain file's bytes hold, found by the preparation pass, so that the
+    lint pass need not search the same text again (``engine/run.py``). ``size`` and ``crc``
+    name the bytes searched: text that differs (a buffer not yet saved, a file changed
+    since, text decoded from UTF-16 or with its line ends normalised) is searched anew."""
+
+    size: int
+    crc: int
+    tested: frozenset[Trigger]  # every trigger searched for
+    held: frozenset[Trigger]  # those the bytes hold
+
+    def describes(self, data: bytes) -> bool:
+        return len(data) == self.size and binascii.crc32(data) == self.crc
 
 
 class RuleTriggers:
@@ -48,13 +66,26 @@ class RuleTriggers:
         self._set = TriggerSet(waiting.values())
         self._waiting = {key: self._set.index(trigger) for key, trigger in waiting.items()}
         self._pending = set(self._waiting.values())
+        self._tested = frozenset(self._set.triggers)
+        # path -> what its bytes hold (``seen``); each distinct set of triggers kept once
+        self.seen: dict[str, SeenText] = {}
+        self._sets: dict[frozenset[Trigger], frozenset[Trigger]] = {}
 
-    def see(self, data: bytes | None) -> None:
+    def see(self, data: bytes | None, path: str | None = None) -> None:
+        """Feed one input's bytes; with its ``path`` (a plain file the lint pass reads
+        again), every trigger is searched and what it holds kept in :attr:`seen`."""
         if data is None:
             self._pending.clear()  # cannot tell: every rule may have something to read
             return
-        if self._pending:
-            self._pending -= self._set.matching(data, sorted(self._pending))
+        if path is None:
+            if self._pending:
+                self._pending -= self._set.matching(data, sorted(self._pending))
+            return
+        matched = self._set.matching(data)
+        self._pending -= matched
+        held = frozenset(self._set.triggers[i] for i in matched)
+        held = self._sets.setdefault(held, held)
+        self.seen[path] = SeenText(len(data), binascii.crc32(data), self._tested, held)
 
     @property
     def done(self) -> bool:

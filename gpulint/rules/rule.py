@@ -111,6 +111,9 @@ class Context:
     # What Flux HelmReleases of plain files read from other files of their unit
     # (inputs/gitops_values.py): source path -> document index -> model.values.joined.Extra
     gitops: dict = field(default_factory=dict)
+    # The rule triggers each plain file's bytes hold, from the preparation pass
+    # (inputs/prescan.SeenText): file path -> SeenText
+    seen: dict = field(default_factory=dict)
     # Every rule the run knows, selected or not, custom rules included (plain strings:
     # the context travels to worker processes).
     known_codes: frozenset[str] = frozenset()
