@@ -33,14 +33,15 @@ _WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # also the start of UTF
 @record(frozen=True)
 class SeenText:
     """The triggers a plain file's bytes hold, found by the preparation pass, so that the
-    lint pass need not search the same text again (``engine/run.py``). ``size`` and ``crc``
-    name the bytes searched: text that differs (a buffer not yet saved, a file changed
-    since, text decoded from UTF-16 or with its line ends normalised) is searched anew."""
+    lint pass need not search the same text again (``engine/dispatch.py``). ``size`` and
+    ``crc`` name the bytes searched: text that differs (a buffer not yet saved, a file
+    changed since, text decoded from UTF-16 or with its line ends normalised) is searched
+    anew."""
 
     size: int
     crc: int
-    tested: frozenset[Trigger]  # every trigger searched for
-    held: frozenset[Trigger]  # those the bytes hold
+    triggers: tuple[Trigger, ...]  # every trigger searched for (one tuple for every file)
+    held: frozenset[int]  # the indexes in ``triggers`` of those the bytes hold
 
     def describes(self, data: bytes) -> bool:
         return len(data) == self.size and binascii.crc32(data) == self.crc
@@ -66,10 +67,9 @@ class RuleTriggers:
         self._set = TriggerSet(waiting.values())
         self._waiting = {key: self._set.index(trigger) for key, trigger in waiting.items()}
         self._pending = set(self._waiting.values())
-        self._tested = frozenset(self._set.triggers)
-        # path -> what its bytes hold (``seen``); each distinct set of triggers kept once
+        # path -> what its bytes hold (``see``); each distinct set of triggers kept once
         self.seen: dict[str, SeenText] = {}
-        self._sets: dict[frozenset[Trigger], frozenset[Trigger]] = {}
+        self._sets: dict[frozenset[int], frozenset[int]] = {}
 
     def see(self, data: bytes | None, path: str | None = None) -> None:
         """Feed one input's bytes; with its ``path`` (a plain file the lint pass reads
@@ -81,11 +81,11 @@ class RuleTriggers:
             if self._pending:
                 self._pending -= self._set.matching(data, sorted(self._pending))
             return
-        matched = self._set.matching(data)
-        self._pending -= matched
-        held = frozenset(self._set.triggers[i] for i in matched)
+        held = frozenset(self._set.matching(data))
+        self._pending -= held
         held = self._sets.setdefault(held, held)
-        self.seen[path] = SeenText(len(data), binascii.crc32(data), self._tested, held)
+        triggers = self._set.triggers
+        self.seen[path] = SeenText(len(data), binascii.crc32(data), triggers, held)
 
     @property
     def done(self) -> bool:
