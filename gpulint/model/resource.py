@@ -280,7 +280,8 @@ class Resource:
         cyclic garbage collector runs, so memory would grow with the number of files.
         """
         for pod in self.__dict__.pop("pod_specs", ()):
-            pod.__dict__.pop("containers", None)
+            for container in pod.__dict__.pop("containers", ()):
+                container.memo.clear()
             pod.memo.clear()
         self.__dict__.pop("redirects", None)
         self.memo.clear()

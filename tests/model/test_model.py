@@ -10,6 +10,7 @@ import pytest
 from gpulint.core.sources import Source
 from gpulint.model.gpu import infra
 from gpulint.model.resource import release, resources_of
+from gpulint.model.serving.parallelism import command_line
 from gpulint.model.values import gpu_resources as gpu
 from gpulint.model.values.quantity import QuantityError, parse_quantity
 from gpulint.model.workloads import probe
@@ -243,5 +244,7 @@ def test_pod_facts_rules_share_are_judged_once_a_pod_and_released_with_it(tmp_pa
     (resource,) = resources_of(documents[0])
     (pod,) = resource.pod_specs
     assert probe.is_probe_pod(pod, resource) and pod.memo
+    (container,) = pod.containers
+    assert command_line(container) is command_line(container)  # parsed once a container
     release(documents[0])
-    assert pod.memo == {}
+    assert pod.memo == {} and container.memo == {}  # its entries point back at their owner
