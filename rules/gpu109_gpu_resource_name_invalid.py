@@ -54,6 +54,7 @@ Latin letters only.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 from gpulint.model.gpu.resource_names import meant_gpu, qualified_name_problem
@@ -90,6 +91,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                     )
 
 
+@functools.lru_cache(maxsize=1024)  # a pure function of the name; most names recur
 def _problem(name: str) -> str | None:
     meant = meant_gpu(name)
     invalid = qualified_name_problem(name)

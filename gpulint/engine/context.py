@@ -31,5 +31,12 @@ def load_rule_hooks(ctx: Context, inapplicable: frozenset[str] | None = None) ->
     if inapplicable is not None:
         ctx.inapplicable = inapplicable
     skip = ctx.inapplicable
+    if _LOADED and _LOADED[0] is ctx.rules and _LOADED[1] == skip:
+        return  # asked again for every source of the run: answered once
     if any(rule.module is not None and rule.code not in skip for rule in ctx.rules):
         ctx.rules = [rule if rule.code in skip else resolved(rule) for rule in ctx.rules]
+    _LOADED[:] = [ctx.rules, skip]
+
+
+# The rule list last given its hooks, and the codes it leaves without them.
+_LOADED: list = []

@@ -25,6 +25,7 @@ from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
 from gpulint.engine.after_files import facts_per_unit, held_back, unique, unit_keys
 from gpulint.engine.context import load_rule_hooks
+from gpulint.engine.dispatch import SourceRules, source_rules, with_values_read
 from gpulint.engine.workers import lint_all
 from gpulint.filter import suppress
 from gpulint.inputs import gitops_values
@@ -39,7 +40,6 @@ from gpulint.rules import pages
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.registry import builtin_rules
 from gpulint.rules.rule import Context, Report, Rule, RuleError
-from gpulint.rules.triggers import TriggerSet
 from gpulint.yaml import layered, toml_tree
 from gpulint.yaml.embedded import INSIDE
 from gpulint.yaml.parse import Document, documents
@@ -114,76 +114,6 @@ def _failed(ctx: Context, rule: Rule, doc: Document, result: FileResult, exc: Ex
             result.errors.append(exc.error)
     else:  # a bug in one rule must not hide what the others find
         result.errors.append(_internal_error(rule, doc, exc, ctx))
-
-
-@record(frozen=True)
-class SourceRules:
-    """The rules that can use one source's documents, and which of them may report on it.
-
-    A rule's ``reads`` trigger says what an input must hold for the rule to report on it
-    (``gpulint/rules/triggers.py``): where this source holds none of it, the rule's checks
-    are not called for its documents (most documents meet a few rules, not all of them);
-    its collectors still are, since facts for another file's finding may come from here."""
-
-    document: tuple[Rule, ...]
-    resource: tuple[Rule, ...]
-    silent: frozenset[str]  # codes whose checks this source cannot trigger
-    # ``resource`` less the rules with nothing to do on a resource without pod specs
-    # (``Rule.pods_only`` and no collector): most objects of a big repository hold none.
-    podless: tuple[Rule, ...] = ()
-
-
-# The run's rules -> their distinct ``reads`` triggers and each rule's index among them.
-# Built once a run (a worker once), keyed by the rule list it describes.
-_READS: dict[int, tuple[list[Rule], TriggerSet, tuple[tuple[str, int], ...]]] = {}
-
-
-def _reads_of(rules: list[Rule]) -> tuple[TriggerSet, tuple[tuple[str, int], ...]]:
-    known = _READS.get(id(rules))
-    if known is None or known[0] is not rules:
-        triggers = TriggerSet(r.reads for r in rules if r.reads is not None)
-        codes = tuple((r.code, triggers.index(r.reads)) for r in rules if r.reads is not None)
-        _READS.clear()
-        known = _READS[id(rules)] = (rules, triggers, codes)
-    return known[1], known[2]
-
-
-def source_rules(ctx: Context, source: Source, also: str = "") -> SourceRules:
-    """The rules for ``source``'s documents (``also``: text they read from elsewhere, the
-    values a GitOps release names, which the triggers search too)."""
-    unpaired = ctx.unpaired
-    silent: frozenset[str] = frozenset()
-    # --values-for reads files that hold none of a chart's words as its values: every rule
-    # may then report on any source (as inputs/prepare.py loads every rule).
-    if not ctx.settings.values_for:
-        triggers, codes = _reads_of(ctx.rules)
-        text = source.text + "\n" + also if also else source.text
-        matched = triggers.matching(text.encode("utf-8", "surrogateescape"))
-        silent = frozenset(code for code, i in codes if i not in matched)
-
-    def hooked(check: Any, collect: Any, rule: Rule) -> bool:
-        checks = check is not None and rule.code not in silent
-        return checks or (collect is not None and rule.code not in unpaired)
-
-    resource = tuple(r for r in ctx.rules if hooked(r.check_resource, r.collect, r))
-    return SourceRules(
-        tuple(r for r in ctx.rules if hooked(r.check_document, r.collect_document, r)),
-        resource,
-        silent,
-        tuple(r for r in resource if not r.pods_only or r.collect is not None),
-    )
-
-
-def _with_values_read(
-    ctx: Context, source: Source, rules: SourceRules, extras: tuple
-) -> SourceRules:
-    """``rules`` for a document whose releases read values from other files
-    (model/values/joined.py): a rule whose trigger that text holds may report on it too."""
-    # each text once: releases of one file often read the same values file
-    text = "\n".join(dict.fromkeys(extra.text for extra in extras if extra.text))
-    if not text or not rules.silent:
-        return rules
-    return source_rules(ctx, source, text)
 
 
 def _check_document(
@@ -334,7 +264,7 @@ def lint_source(ctx: Context, source: Source, result: FileResult) -> None:
             errors.extend(unread)
             extras = flux.get(doc.index, ()) + files
             with joined.scope(extras), recognise.values_of_a_release(by_release):
-                _check_document(ctx, doc, result, _with_values_read(ctx, source, rules, extras))
+                _check_document(ctx, doc, result, with_values_read(ctx, source, rules, extras))
             if wants_annotations:
                 annotations.extend(suppress.annotations_of(doc))
         except Exception as exc:  # a bug in a rule must not hide the other files' findings
@@ -423,7 +353,8 @@ def run(targets: Iterable[Target], ctx: Context, readers: Readers = PLAIN) -> Ru
     targets = list(targets)
     prepared = prepare(ctx.rules, targets, ctx.settings)
     ctx.unpaired, ctx.profile, ctx.project = prepared.unpaired, prepared.profile, prepared.project
-    ctx.gitops, ctx.release_values = prepared.gitops, prepared.named_values
+    ctx.gitops, ctx.seen = prepared.gitops, prepared.seen
+    ctx.release_values = prepared.named_values
     targets += prepared.renders
     notices.update(dict.fromkeys(prepared.notices))
     _load_hooks(ctx, prepared.inapplicable)

@@ -22,7 +22,7 @@ from gpulint.core.record import record
 from gpulint.core.settings import Settings
 from gpulint.inputs.discover import Target
 from gpulint.inputs.gitops_values import Extras, PlainScan
-from gpulint.inputs.prescan import RuleTriggers, readable_bytes
+from gpulint.inputs.prescan import RuleTriggers, SeenText, readable_bytes
 from gpulint.inputs.profile_scan import ProfileScan
 from gpulint.inputs.project_scan import project_of
 from gpulint.inputs.release_charts import ReleaseCharts
@@ -40,6 +40,7 @@ class Preparation:
     profile: ClusterProfile
     project: Project
     gitops: dict[str, Extras]  # source path -> document -> what other files add to it
+    seen: dict[str, SeenText]  # plain file path -> the rule triggers its bytes hold
     renders: tuple[Target, ...] = ()  # releases of in-tree charts, rendered with their values
     notices: tuple[str, ...] = ()
     named_values: frozenset[str] = frozenset()  # values files a release of the run names
@@ -52,7 +53,7 @@ def prepare(rules: Iterable[Rule], targets: Sequence[Target], settings: Settings
     charts = ReleaseCharts(settings)
     for target in targets:
         data = readable_bytes(target)
-        triggers.see(data)
+        triggers.see(data, target.path if target.kind == "file" else None)
         profile.see(target, data)
         charts.see(target, data)
         for named in gitops.see(target, data):
@@ -70,6 +71,7 @@ def prepare(rules: Iterable[Rule], targets: Sequence[Target], settings: Settings
         profile.profile(),
         project,
         extras,
+        triggers.seen,
         tuple(renders),
         tuple(notices),
         frozenset(gitops.named),

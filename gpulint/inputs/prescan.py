@@ -16,16 +16,35 @@ built-in one's module unimported (start-up).
 
 from __future__ import annotations
 
+import binascii
 import codecs
 from collections.abc import Iterable, Sequence
 
 from gpulint.core.findings import InputError
+from gpulint.core.record import record
 from gpulint.core.sources import read_bytes
 from gpulint.inputs.discover import Target
 from gpulint.rules.registry import Rule
 from gpulint.rules.triggers import Trigger, TriggerSet
 
 _WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)  # also the start of UTF-32's
+
+
+@record(frozen=True)
+class SeenText:
+    """The triggers a plain file's bytes hold, found by the preparation pass, so that the
+    lint pass need not search the same text again (``engine/dispatch.py``). ``size`` and
+    ``crc`` name the bytes searched: text that differs (a buffer not yet saved, a file
+    changed since, text decoded from UTF-16 or with its line ends normalised) is searched
+    anew."""
+
+    size: int
+    crc: int
+    triggers: tuple[Trigger, ...]  # every trigger searched for (one tuple for every file)
+    held: frozenset[int]  # the indexes in ``triggers`` of those the bytes hold
+
+    def describes(self, data: bytes) -> bool:
+        return len(data) == self.size and binascii.crc32(data) == self.crc
 
 
 class RuleTriggers:
@@ -48,13 +67,25 @@ class RuleTriggers:
         self._set = TriggerSet(waiting.values())
         self._waiting = {key: self._set.index(trigger) for key, trigger in waiting.items()}
         self._pending = set(self._waiting.values())
+        # path -> what its bytes hold (``see``); each distinct set of triggers kept once
+        self.seen: dict[str, SeenText] = {}
+        self._sets: dict[frozenset[int], frozenset[int]] = {}
 
-    def see(self, data: bytes | None) -> None:
+    def see(self, data: bytes | None, path: str | None = None) -> None:
+        """Feed one input's bytes; with its ``path`` (a plain file the lint pass reads
+        again), every trigger is searched and what it holds kept in :attr:`seen`."""
         if data is None:
             self._pending.clear()  # cannot tell: every rule may have something to read
             return
-        if self._pending:
-            self._pending -= self._set.matching(data, sorted(self._pending))
+        if path is None:
+            if self._pending:
+                self._pending -= self._set.matching(data, sorted(self._pending))
+            return
+        held = frozenset(self._set.matching(data))
+        self._pending -= held
+        held = self._sets.setdefault(held, held)
+        triggers = self._set.triggers
+        self.seen[path] = SeenText(len(data), binascii.crc32(data), triggers, held)
 
     @property
     def done(self) -> bool:

@@ -42,6 +42,7 @@ class Plan:
 def plan(targets: list[Target], verbose: bool = False) -> Plan:
     """The units among ``targets``; files that kustomizations of the run name are dropped."""
     cache: dict[str, Refs] = {}
+    kustomized: dict[str, bool] = {}  # folder -> holds a kustomization (asked once a folder)
     folders = [t for t in targets if t.kind == "kustomize"]
     units = _Kustomizations(folders, cache) if folders else None
     kept: list[Target] = []
@@ -63,7 +64,7 @@ def plan(targets: list[Target], verbose: bool = False) -> Plan:
             continue
         said = units.file(target) if units is not None else None
         if said is None:
-            outside = _outside_patch(target, cache)
+            outside = _outside_patch(target, cache, kustomized)
             if outside is not None:
                 always.append(outside)
                 continue
@@ -116,16 +117,20 @@ class _Kustomizations:
         return None
 
 
-def _outside_patch(target: Target, cache: dict) -> str | None:
+def _outside_patch(target: Target, cache: dict, kustomized: dict[str, bool]) -> str | None:
     """A note when a kustomization outside the run names this file as a patch.
 
     With kustomize's default load restrictor a patch lies in or below the folder of the
     kustomization naming it, so the enclosing folders are the ones to ask (pre-commit
-    passes a changed patch alone)."""
+    passes a changed patch alone); ``kustomized`` keeps each folder's answer, since the
+    files of a run share their enclosing folders."""
     path = _absolute(target.path)
     folder = os.path.dirname(path)
     while True:
-        if kustomization_file(folder) is not None:
+        holds = kustomized.get(folder)
+        if holds is None:
+            holds = kustomized[folder] = kustomization_file(folder) is not None
+        if holds:
             refs = cache.get(folder)
             if refs is None:
                 refs = cache[folder] = refs_of(folder)

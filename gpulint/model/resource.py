@@ -88,6 +88,8 @@ class PodSpec:
     # where it is not the resource's own kind.
     workload_kind: str | None = None
     container_names: tuple[tuple[tuple, str], ...] = ()  # workloads.PodSite.container_names
+    # Facts several rules derive from the pod (:func:`shared`); dropped by Resource.release().
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def metadata(self) -> dict:
@@ -127,9 +129,10 @@ class PodSpec:
 
     @cached_property
     def effective_gpus(self) -> dict[str, int]:
-        return gpu.effective_request(
-            (c.data for c in self.regular_containers()),
-            (c.data for c in self.init_containers()),
+        """:func:`gpu.effective_request` from the containers' own (cached) GPU counts."""
+        return gpu.effective_counts(
+            (c.gpus for c in self.regular_containers()),
+            ((c.gpus, c.is_sidecar) for c in self.init_containers()),
         )
 
     @property
@@ -277,7 +280,9 @@ class Resource:
         cyclic garbage collector runs, so memory would grow with the number of files.
         """
         for pod in self.__dict__.pop("pod_specs", ()):
-            pod.__dict__.pop("containers", None)
+            for container in pod.__dict__.pop("containers", ()):
+                container.memo.clear()
+            pod.memo.clear()
         self.__dict__.pop("redirects", None)
         self.memo.clear()
 
@@ -299,7 +304,7 @@ def _replicas(obj: dict, site: workloads.PodSite, bound: tuple) -> int | None:
 T = TypeVar("T")
 
 
-def shared(owner: Resource | Document, compute: Callable[..., T], *args: Any) -> T:
+def shared(owner: Resource | PodSpec | Document, compute: Callable[..., T], *args: Any) -> T:
     """``compute(owner, *args)``, computed once per owner and shared by every rule that asks.
 
     The one way rules share derived facts: kept in the owner's ``memo``, keyed by the

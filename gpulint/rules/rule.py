@@ -111,6 +111,9 @@ class Context:
     # What Flux HelmReleases of plain files read from other files of their unit
     # (inputs/gitops_values.py): source path -> document index -> model.values.joined.Extra
     gitops: dict = field(default_factory=dict)
+    # The rule triggers each plain file's bytes hold, from the preparation pass
+    # (inputs/prescan.SeenText): file path -> SeenText
+    seen: dict = field(default_factory=dict)
     # The values files a Helmfile, kustomize or Argo CD release of the run names: judged
     # through those releases, not again by their content alone.
     release_values: frozenset[str] = frozenset()

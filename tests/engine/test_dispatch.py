@@ -9,7 +9,7 @@ from pathlib import Path
 from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
 from gpulint.engine.context import build_context, load_rule_hooks
-from gpulint.engine.run import source_rules
+from gpulint.engine.dispatch import source_rules
 from gpulint.model.resource import resources_of
 from gpulint.yaml.parse import parse
 from tests.helpers import RULES, lint, where
@@ -108,3 +108,13 @@ def test_pods_only_checks_report_nothing_on_objects_without_pod_specs():
         for rule in pods_only:
             assert list(rule.check_resource(resource, ctx) or ()) == [], (rule.code, resource)
     assert seen >= 50  # Nodes, ConfigMaps, ClusterPolicies, RuntimeClasses, DRA objects...
+
+
+def test_sources_that_hold_the_same_triggers_share_one_answer():
+    ctx = build_context(Settings())
+    load_rule_hooks(ctx)
+    first = source_rules(ctx, Source("a.yaml", POD))
+    assert source_rules(ctx, Source("b.yaml", POD.replace("name: p", "name: q"))) is first
+    assert source_rules(ctx, Source("c.yaml", CONFIGMAP)) is first  # holds none either
+    env = POD + "      env:\n        - name: NVIDIA_VISIBLE_DEVICES\n          value: all\n"
+    assert source_rules(ctx, Source("d.yaml", env)).silent == first.silent - {"GPU701"}

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from gpulint.core.settings import Settings
+from gpulint.core.sources import decode
+from gpulint.engine.context import build_context
+from gpulint.engine.run import run
 from gpulint.inputs.discover import Target
 from gpulint.inputs.prescan import unpaired_rules
+from gpulint.inputs.readers import PLAIN, read_plain_file
 from gpulint.rules.registry import default_registry
-from gpulint.rules.triggers import kind_is
+from gpulint.rules.triggers import TriggerSet, kind_is
 from tests.helpers import findings_json, where
 
 POD = """\
@@ -84,3 +89,48 @@ def test_inputs_that_cannot_be_read_as_bytes_here_keep_every_rule_collecting(tmp
     assert unpaired_rules(rules, [Target(str(tmp_path / "pod.yaml")), Target(str(wide))]) == set()
     assert unpaired_rules(rules, [Target("-", "stdin")]) == set()
     assert unpaired_rules(rules, [Target(str(tmp_path), "helm")]) == set()
+
+
+PRIVILEGED = POD + "      securityContext:\n        privileged: true\n"
+
+
+def _count_searches(monkeypatch) -> list[int]:
+    searched: list[int] = []
+    search = TriggerSet.matching
+
+    def counted(self, data, among=None):
+        searched.append(len(data))
+        return search(self, data, among)
+
+    monkeypatch.setattr(TriggerSet, "matching", counted)
+    return searched
+
+
+def test_the_lint_pass_reuses_what_the_preparation_pass_found_in_a_file(tmp_path, monkeypatch):
+    paths = [tmp_path / "a.yaml", tmp_path / "b.yaml"]
+    paths[0].write_text(POD)
+    paths[1].write_text(PRIVILEGED)
+    searched = _count_searches(monkeypatch)
+    found = run([Target(str(p)) for p in paths], build_context(Settings()))
+    assert len(searched) == 2  # each file's bytes once, by the preparation pass
+    assert [(f.location.file, f.code) for f in found.findings if f.code == "GPU703"] == [
+        (str(paths[1]), "GPU703")
+    ]
+
+
+def test_text_other_than_the_bytes_the_preparation_pass_read_is_searched_again(tmp_path):
+    # An editor's buffer (gpulint/lsp/linting.py) holds what the file on disk does not yet.
+    saved, other = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    saved.write_text(POD)
+    other.write_text(PRIVILEGED)
+
+    def buffer(target, settings):
+        if target.path != str(saved):
+            return read_plain_file(target, settings)
+        return [decode(target.path, PRIVILEGED.encode())], []
+
+    readers = PLAIN.extended({"file": buffer})
+    found = run([Target(str(saved)), Target(str(other))], build_context(Settings()), readers)
+    assert sorted(f.location.file for f in found.findings if f.code == "GPU703") == sorted(
+        [str(saved), str(other)]
+    )

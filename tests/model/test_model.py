@@ -8,10 +8,14 @@ from fractions import Fraction
 import pytest
 
 from gpulint.core.sources import Source
-from gpulint.model.resource import resources_of
+from gpulint.model.gpu import infra
+from gpulint.model.resource import release, resources_of
+from gpulint.model.serving.parallelism import command_line
 from gpulint.model.values import gpu_resources as gpu
 from gpulint.model.values.quantity import QuantityError, parse_quantity
+from gpulint.model.workloads import probe
 from gpulint.yaml.parse import parse
+from tests.helpers import findings_json, where
 
 
 @pytest.mark.parametrize(
@@ -95,6 +99,10 @@ def test_effective_request_sums_containers_and_sidecars_and_takes_the_init_peak(
     )
     # steady state: 1 + 1 + sidecar 1 = 3; init peaks: 3, 2 + 1 = 3  -> 3
     assert pod.effective_gpus == {"nvidia.com/gpu": 3}
+    regular = [c.data for c in pod.containers if not c.is_init]
+    assert gpu.effective_request(regular, [c.data for c in pod.init_containers()]) == {
+        "nvidia.com/gpu": 3
+    }
     sidecars = [c.name for c in pod.containers if c.is_sidecar]
     assert sidecars == ["sidecar"]
 
@@ -204,3 +212,39 @@ def test_shared_facts_are_computed_once_per_resource_and_released_with_it():
     release(documents[0])
     assert resource.memo == {} and documents[0].memo == {}
     assert "pod_specs" not in resource.__dict__
+
+
+GPU_POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: train}
+spec:
+  containers:
+    - name: main
+      image: nvcr.io/nvidia/pytorch:24.05-py3
+      command: [nvidia-smi]
+      resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def test_pod_facts_rules_share_are_judged_once_a_pod_and_released_with_it(tmp_path, monkeypatch):
+    judged: list[str] = []
+    for module, name in ((infra, "_infra_pod"), (probe, "_probe_pod")):
+        original = getattr(module, name)
+
+        def counted(*args, _original=original, _name=name):
+            judged.append(_name)
+            return _original(*args)
+
+        monkeypatch.setattr(module, name, counted)
+    (tmp_path / "pod.yaml").write_text(GPU_POD)
+    assert where(findings_json("check", str(tmp_path / "pod.yaml"))["findings"]) == []
+    assert sorted(judged) == ["_infra_pod", "_probe_pod"]  # several rules ask each
+    documents, _ = parse(Source("pod.yaml", GPU_POD))
+    (resource,) = resources_of(documents[0])
+    (pod,) = resource.pod_specs
+    assert probe.is_probe_pod(pod, resource) and pod.memo
+    (container,) = pod.containers
+    assert command_line(container) is command_line(container)  # parsed once a container
+    release(documents[0])
+    assert pod.memo == {} and container.memo == {}  # its entries point back at their owner

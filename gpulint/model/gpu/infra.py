@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from gpulint.model.resource import Container, PodSpec
+from gpulint.model.resource import Container, PodSpec, shared
 from gpulint.model.values.images import is_pause_image
 
 # The last segment of an image repository's path (without tag or digest). A set, not one
@@ -85,7 +85,11 @@ def is_infra_container(container: Container) -> bool:
 def is_infra_pod(pod: PodSpec) -> bool:
     """A pod whose regular containers are all GPU infrastructure, or the ``pause`` image
     behind infrastructure init containers (GKE's driver installer installs in an init
-    container, then pauses)."""
+    container, then pauses). Judged once a pod: most rules about GPU pods ask."""
+    return shared(pod, _infra_pod)
+
+
+def _infra_pod(pod: PodSpec) -> bool:
     regular = pod.regular_containers()
     if not regular:
         return False

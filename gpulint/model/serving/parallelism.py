@@ -264,4 +264,9 @@ class CommandLine:
 
 
 def command_line(container: Container) -> CommandLine:
-    return CommandLine(container)
+    """The container's command line, parsed once a container (kept in its ``memo``, which
+    :meth:`Resource.release` clears: the entry points back at its container)."""
+    found = container.memo.get(command_line)
+    if found is None:
+        found = container.memo[command_line] = CommandLine(container)
+    return found

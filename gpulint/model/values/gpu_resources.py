@@ -109,14 +109,25 @@ def effective_request(
     init_containers: Iterable[Mapping[str, Any]] = (),
 ) -> dict[str, int]:
     """The pod's GPU request per resource, as the scheduler computes it."""
+    return effective_counts(
+        (container_gpus(c) for c in containers),
+        ((container_gpus(c), is_sidecar(c)) for c in init_containers),
+    )
+
+
+def effective_counts(
+    regular_held: Iterable[Mapping[str, int]],
+    init_held: Iterable[tuple[Mapping[str, int], bool]] = (),
+) -> dict[str, int]:
+    """:func:`effective_request` from what each container holds (:func:`container_gpus`):
+    the app containers', and each init container's with whether it is a sidecar."""
     regular: dict[str, int] = {}
-    for container in containers:
-        add_counts(regular, container_gpus(container))
+    for held in regular_held:
+        add_counts(regular, held)
     sidecars: dict[str, int] = {}
     init_peak: dict[str, int] = {}
-    for init in init_containers:
-        held = container_gpus(init)
-        if is_sidecar(init):
+    for held, sidecar in init_held:
+        if sidecar:
             add_counts(sidecars, held)
             continue
         use = dict(sidecars)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 
 from gpulint.core.lazy_re import lazy
-from gpulint.model.resource import Container, PodSpec, Resource
+from gpulint.model.resource import Container, PodSpec, Resource, shared
 from gpulint.model.serving.parallelism import arguments
 from gpulint.model.values.images import is_pause_image
 
@@ -145,7 +145,18 @@ def is_probe_pod(pod: PodSpec, resource: Resource | None = None) -> bool:
     """Whether every GPU container that runs the pod's work is a probe (a GPU check script
     included) or a placeholder, or (given its ``resource``) an MPI worker whose launchers run
     probes (see the module docstring). The work is the app containers and sidecars: a classic
-    init container runs once before it (counted only when nothing else holds a GPU)."""
+    init container runs once before it (counted only when nothing else holds a GPU).
+    Judged once a pod given its own resource (what a pod is for, and three rules, ask)."""
+    if resource is not None and resource is pod.resource:
+        return shared(pod, _probe_pod_in_resource)
+    return _probe_pod(pod, resource)
+
+
+def _probe_pod_in_resource(pod: PodSpec) -> bool:
+    return _probe_pod(pod, pod.resource)
+
+
+def _probe_pod(pod: PodSpec, resource: Resource | None) -> bool:
     holders = [c for c in pod.containers if c.gpus]
     working = [c for c in holders if not c.is_init or c.is_sidecar]
     holders = working or holders
