@@ -2,7 +2,8 @@
 ## What it checks
 A device plugin or GPU feature discovery container (NVIDIA's
 `k8s-device-plugin` image) without a CPU request, a memory request and a
-memory limit. In the device plugin chart's values and the GPU Operator's
+memory limit (a limit without a request is the request too: Kubernetes
+copies it). In the device plugin chart's values and the GPU Operator's
 `devicePlugin.resources`, a `resources` block that is set but misses one of
 them. The plugin's own repository (the linted project publishes the image:
 `gpulint/model/project.py`) is left alone: its reference manifests leave
@@ -107,10 +108,20 @@ def missing(resources: Any) -> list[str]:
     resources = resources if isinstance(resources, dict) else {}
     found = []
     for section, name in NEEDED:
-        block = resources.get(section)
-        if not isinstance(block, dict) or block.get(name) in (None, ""):
-            found.append(f"{section}.{name}")
+        if _set(resources, section, name):
+            continue
+        # A limit without a request is the request too: "Kubernetes copies the limit you
+        # specified and uses it as the requested value" (kubernetes.io, Resource Management
+        # for Pods and Containers).
+        if section == "requests" and _set(resources, "limits", name):
+            continue
+        found.append(f"{section}.{name}")
     return found
+
+
+def _set(resources: dict, section: str, name: str) -> bool:
+    block = resources.get(section)
+    return isinstance(block, dict) and block.get(name) not in (None, "")
 
 
 def _message(what: str, gaps: list[str], gfd: bool = False) -> str:

@@ -296,8 +296,21 @@ def test_gpu406_container_and_values(tmp_path, write):
         ("ds.yaml", 24, 9),
         ("values.yaml", 2, 1),
     ]
-    assert "requests.memory, limits.memory" in found[0]["message"]
-    assert "requests.cpu, requests.memory" in found[1]["message"]
+    assert "sets no requests.memory, limits.memory;" in found[0]["message"]
+    # The memory limit is the memory request too (Kubernetes copies it): CPU alone is missing.
+    assert "sets no requests.cpu;" in found[1]["message"]
+
+
+def test_gpu406_a_limit_without_a_request_is_the_request(tmp_path, write):
+    write(
+        "ds.yaml",
+        _daemonset(
+            "nvcr.io/nvidia/k8s-device-plugin:v0.17.4",
+            extra="resources: {limits: {cpu: 100m, memory: 40Mi}}",
+        ),
+    )
+    write("values.yaml", "migStrategy: none\nresources:\n  limits: {cpu: 1, memory: 1Gi}\n")
+    assert findings_json(str(tmp_path), "--select", "GPU406")["findings"] == []
 
 
 # GPU407 ---------------------------------------------------------------------------------
