@@ -9,14 +9,25 @@ them. The plugin's own repository (the linted project publishes the image:
 `gpulint/model/project.py`) is left alone: its reference manifests leave
 sizing to whoever installs them, as its chart does.
 
+A pod at a critical priority (`priorityClassName: system-node-critical` or
+`system-cluster-critical`) is never evicted by the kubelet, whatever its
+requests: only a missing memory limit is reported there. The chart and the
+operator run the plugin at `system-node-critical` unless their values say
+otherwise (the chart's `priorityClassName`, the operator's
+`daemonsets.priorityClassName`, whose device plugin asset sets it when the
+ClusterPolicy does not).
+
 ## Why it matters
 Without requests the plugin pod is BestEffort: under memory pressure the
 kubelet evicts it before Guaranteed pods of the same priority, and with it the
 node stops advertising GPUs and reporting their health until it comes back.
 Advice (a note): whether the node ever runs short of memory is not in the
-manifests, and a `system-node-critical` priority class already ranks the
-plugin last among evictions. Without a memory limit a leak in
-the plugin can take memory from the GPU workloads beside it.
+manifests. A critical pod is exempt: the kubelet's eviction manager refuses
+to evict it ("cannot evict a critical pod", `pkg/kubelet/eviction/
+eviction_manager.go`; critical means a priority of at least 2000000000,
+which both system priority classes have). Without a memory limit a leak in
+the plugin can take memory from the GPU workloads beside it, and a
+node-critical pod is the last the kernel's OOM killer picks.
 
 ## Failing example
 ```yaml
@@ -102,12 +113,21 @@ rule = Rule(
 )
 
 NEEDED = (("requests", "cpu"), ("requests", "memory"), ("limits", "memory"))
+# Priority classes the kubelet never evicts (priority >= 2000000000, kubernetes.io "Pod
+# Priority and Preemption"; kubelettypes.IsCriticalPod), and the priority they stand for.
+CRITICAL_CLASSES = ("system-node-critical", "system-cluster-critical")
+CRITICAL_PRIORITY = 2_000_000_000
+# The class the device plugin chart's values.yaml and the operator's device plugin asset set.
+DEFAULT_CLASS = "system-node-critical"
 
 
-def missing(resources: Any) -> list[str]:
+def missing(resources: Any, critical: bool = False) -> list[str]:
     resources = resources if isinstance(resources, dict) else {}
     found = []
     for section, name in NEEDED:
+        if critical and section == "requests":
+            continue  # never evicted: requests do not decide its fate
+
         if _set(resources, section, name):
             continue
         # A limit without a request is the request too: "Kubernetes copies the limit you
@@ -124,7 +144,12 @@ def _set(resources: dict, section: str, name: str) -> bool:
     return isinstance(block, dict) and block.get(name) not in (None, "")
 
 
-def _message(what: str, gaps: list[str], gfd: bool = False) -> str:
+def _message(what: str, gaps: list[str], gfd: bool = False, critical: str | None = None) -> str:
+    if critical is not None:
+        return (
+            f"{what} sets no {', '.join(gaps)}; at {critical} priority the kubelet never "
+            "evicts it, so a leak in it takes memory from the GPU workloads beside it"
+        )
     effect = "its GPU labels go stale" if gfd else "the node stops advertising its GPUs"
     return (
         f"{what} sets no {', '.join(gaps)}; under memory pressure the kubelet evicts "
@@ -133,22 +158,43 @@ def _message(what: str, gaps: list[str], gfd: bool = False) -> str:
     )
 
 
+def _critical(priority_class: Any, priority: Any = None) -> str | None:
+    """The critical class (or priority) a pod runs at, None when it is not critical."""
+    if priority_class in CRITICAL_CLASSES:
+        return str(priority_class)
+    if isinstance(priority, int) and not isinstance(priority, bool):
+        return f"the {priority}" if priority >= CRITICAL_PRIORITY else None
+    return None
+
+
+def _class_in_values(block: Any, key: str) -> str | None:
+    """The critical class values give (absent: the default class), None when not critical."""
+    if not isinstance(block, dict) or key not in block:
+        return DEFAULT_CLASS
+    return _critical(block[key])
+
+
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     view = operator.cluster_policy(resource)
     if view is not None:
-        yield from _set_but_incomplete(view.field("devicePlugin", "resources"), "devicePlugin")
+        critical = _class_in_values(view.root.get("daemonsets"), "priorityClassName")
+        found = view.field("devicePlugin", "resources")
+        yield from _set_but_incomplete(found, "devicePlugin", critical)
         return
     for container in containers.plugin_containers(resource):
         ref = parse_image(container.image)
         if ref is not None and ctx.project.publisher(ref) is not None:
             continue  # the plugin's own repository: sizing is left to whoever installs it
-        gaps = missing(container.data.get("resources"))
+        spec = container.pod.spec
+        critical = _critical(spec.get("priorityClassName"), spec.get("priority"))
+        gaps = missing(container.data.get("resources"), critical is not None)
         gfd = not containers.runs_plugin(container)
         if gaps:
+            what = f"{_role(container)} container ({container.image})"
             yield Report(
                 container.path + ("resources",),
-                _message(f"{_role(container)} container ({container.image})", gaps, gfd),
+                _message(what, gaps, gfd, critical),
                 container=container.name,
             )
 
@@ -161,20 +207,23 @@ def check_values(doc: Document, ctx: Context) -> Iterator[Report]:
             continue
         if where.kind == recognise.DEVICE_PLUGIN_CHART and "resources" in data:
             found = (where.prefix + ("resources",), data["resources"])
-            yield from _set_but_incomplete(found, "the chart's")
+            critical = _class_in_values(data, "priorityClassName")
+            yield from _set_but_incomplete(found, "the chart's", critical)
         elif where.kind == recognise.OPERATOR_CHART:
             view = operator.values_view(data, where.prefix)
-            yield from _set_but_incomplete(view.field("devicePlugin", "resources"), "devicePlugin")
+            critical = _class_in_values(data.get("daemonsets"), "priorityClassName")
+            found = view.field("devicePlugin", "resources")
+            yield from _set_but_incomplete(found, "devicePlugin", critical)
 
 
 def _role(container: Container) -> str:
     return "the " + containers.role(container)
 
 
-def _set_but_incomplete(found: tuple | None, what: str) -> Iterator[Report]:
+def _set_but_incomplete(found: tuple | None, what: str, critical: str | None) -> Iterator[Report]:
     # An empty block is the chart's own default; a block someone filled in should be whole.
     if found is None or not isinstance(found[1], dict) or not found[1]:
         return
-    gaps = missing(found[1])
+    gaps = missing(found[1], critical is not None)
     if gaps:
-        yield Report(found[0], _message(f"{what} resources value", gaps))
+        yield Report(found[0], _message(f"{what} resources value", gaps, critical=critical))

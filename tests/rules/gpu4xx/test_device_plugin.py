@@ -290,7 +290,10 @@ def test_gpu406_container_and_values(tmp_path, write):
             extra="resources: {requests: {cpu: 10m}}",
         ),
     )
-    write("values.yaml", "migStrategy: none\nresources:\n  limits:\n    memory: 1Gi\n")
+    write(
+        "values.yaml",
+        "migStrategy: none\nresources:\n  limits:\n    memory: 1Gi\npriorityClassName: ''\n",
+    )
     found = findings_json(str(tmp_path), "--select", "GPU406")["findings"]
     assert [(f["path"].split("/")[-1], f["line"], f["column"]) for f in found] == [
         ("ds.yaml", 24, 9),
@@ -299,6 +302,49 @@ def test_gpu406_container_and_values(tmp_path, write):
     assert "sets no requests.memory, limits.memory;" in found[0]["message"]
     # The memory limit is the memory request too (Kubernetes copies it): CPU alone is missing.
     assert "sets no requests.cpu;" in found[1]["message"]
+
+
+def test_gpu406_a_critical_pod_needs_only_a_memory_limit(tmp_path, write):
+    # The kubelet never evicts a pod at a critical priority: requests do not decide its fate.
+    critical = _daemonset(
+        "nvcr.io/nvidia/k8s-device-plugin:v0.17.4", extra="resources: {limits: {cpu: 1}}"
+    ).replace("    spec:\n", "    spec:\n      priorityClassName: system-cluster-critical\n")
+    by_number = _daemonset(
+        "nvcr.io/nvidia/k8s-device-plugin:v0.17.4", "n", extra="resources: {limits: {memory: 1Gi}}"
+    ).replace("    spec:\n", "    spec:\n      priority: 2000001000\n")
+    write("ds.yaml", critical + "---\n" + by_number)
+    # The chart's values: its default class is system-node-critical.
+    write("values.yaml", "migStrategy: none\nresources:\n  requests: {cpu: 10m}\n")
+    found = findings_json(str(tmp_path), "--select", "GPU406")["findings"]
+    assert [(f["path"].split("/")[-1], f["line"], f["column"]) for f in found] == [
+        ("ds.yaml", 12, 9),  # the second sets its memory limit
+        ("values.yaml", 2, 1),
+    ]
+    assert (
+        "sets no limits.memory; at system-cluster-critical priority the kubelet never"
+        in (found[0]["message"])
+    )
+    assert "sets no limits.memory; at system-node-critical priority" in found[1]["message"]
+
+
+def test_gpu406_operator_priority_class(tmp_path, write):
+    policy = """\
+apiVersion: nvidia.com/v1
+kind: ClusterPolicy
+metadata:
+  name: cluster-policy
+spec:
+  daemonsets: {priorityClassName: PRIORITY}
+  devicePlugin:
+    resources: {limits: {memory: 1Gi}}
+"""
+    write("critical.yaml", policy.replace("PRIORITY", "system-node-critical"))
+    write("low.yaml", policy.replace("PRIORITY", "gpu-low"))
+    found = findings_json(str(tmp_path), "--select", "GPU406")["findings"]
+    assert [(f["path"].split("/")[-1], f["line"], f["column"]) for f in found] == [
+        ("low.yaml", 8, 5)
+    ]
+    assert "sets no requests.cpu; under memory pressure" in found[0]["message"]
 
 
 def test_gpu406_a_limit_without_a_request_is_the_request(tmp_path, write):

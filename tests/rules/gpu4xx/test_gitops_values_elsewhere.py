@@ -120,11 +120,20 @@ def test_gpu406_resources_merged_from_the_configmap_and_spec_values(tmp_path):
     )
     files = {"release.yaml": limits, "values.yaml": requests}
     assert _check(tmp_path, files, "--select", "GPU406")["findings"] == []  # whole once merged
-    files["values.yaml"] = requests.replace("cpu: 50m, ", "")
+    files["release.yaml"] = limits.replace("memory: 128Mi", "cpu: 1")
     found = _check(tmp_path, files, "--select", "GPU406")
     # the `resources` the chart gets: the release's mapping wins the key
     assert _at(found) == [("GPU406", "release.yaml", 16, 5)]
-    assert "sets no requests.cpu" in found["findings"][0]["message"]
+    message = found["findings"][0]["message"]
+    assert "sets no limits.memory; at system-node-critical priority" in message
+    # A priority class of the ConfigMap's that is not critical: the requests count too.
+    files["values.yaml"] = requests.replace("cpu: 50m, ", "").replace(
+        "    image:\n", "    priorityClassName: gpu-plugins\n    image:\n"
+    )
+    files["release.yaml"] = limits
+    found = _check(tmp_path, files, "--select", "GPU406")
+    assert _at(found) == [("GPU406", "release.yaml", 16, 5)]
+    assert "sets no requests.cpu; under memory pressure" in found["findings"][0]["message"]
 
 
 def test_gpu402_a_custom_values_key_and_a_secrets_string_data(tmp_path):
