@@ -21,6 +21,13 @@ still a placeholder (`${IMAGE}`, `<your-registry>/server`,
 `imagePullPolicy: Always` as well, this one finding names both (GPU301 stays
 silent: pinning comes first).
 
+An image whose repository name carries its CUDA version (`cu124`, `cuda12.4`,
+`cuda-12`; Google's Deep Learning Containers name theirs
+`huggingface-text-generation-inference-cu124.2-3.ubuntu2204.py311`) is a
+**note**: a new push to that repository keeps that CUDA runtime, so the
+driver mismatch below cannot come from the tag moving; a rebuild can still
+change what else the image holds.
+
 An image the linted repository publishes itself is a **note**, not a warning:
 such a repository lets its default branch track `:latest` of its own images
 on purpose and pins them when it releases (kubebuilder's scaffold deploys
@@ -102,6 +109,7 @@ branch on `latest` if that is how you develop.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from gpulint.model.gpu.holding import container_holding
@@ -139,6 +147,16 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if purpose is Purpose.BATCH and not ctx.option(rule, "batch"):
             continue
         yield from _pod_reports(resource, pod, ctx)
+
+
+# A CUDA version in a repository name's last segment: cu124 (PyTorch's and Google's form,
+# three digits), cuda12.4, cuda-12 (a following ".2-3" in cu124.2-3 is the framework's).
+_CUDA_IN_NAME = re.compile(r"(?:^|[-_.])(cu\d{3}|cuda-?\d{1,2}(?:\.\d+)?)(?=$|[-_.])")
+
+
+def _cuda_in_name(ref: ImageRef) -> str | None:
+    found = _CUDA_IN_NAME.search(ref.repository.rsplit("/", 1)[-1].lower())
+    return found.group(1) if found else None
 
 
 def _why(ref: ImageRef) -> str:
@@ -181,6 +199,19 @@ def _pod_reports(resource: Resource, pod: PodSpec, ctx: Context) -> Iterator[Rep
                 f"this repository's own image ({own.path}, from {own.source}), so the "
                 "default branch may track it on purpose: pin a version tag or a digest "
                 "when releasing",
+                container=container.name,
+                related=related,
+                severity=Severity.NOTE,
+            )
+            continue
+        cuda = _cuda_in_name(ref)
+        if cuda is not None:
+            yield Report(
+                container.path + ("image",),
+                f"GPU container {container.name!r} image {container.image!r} {why}; its "
+                f"repository name fixes the CUDA version ({cuda}), but each push to it can "
+                "still change the framework build the replicas run: pin a version tag or a "
+                "digest",
                 container=container.name,
                 related=related,
                 severity=Severity.NOTE,

@@ -94,6 +94,20 @@ def test_gpu302_latest_and_untagged(tmp_path):
     assert "'localhost:5000/team/trainer' has no tag" in found[2]["message"]
 
 
+def test_gpu302_a_cuda_version_in_the_repository_name_is_a_note(tmp_path):
+    dlc = "us-docker.pkg.dev/deeplearning-platform-release/gcr.io/"
+    text = _pod(
+        (dlc + "huggingface-text-generation-inference-cu124.2-3.ubuntu2204.py311", "", True),
+        ("team/trainer-cuda12.4:latest", "", True),
+        ("team/cudnn8-trainer", "", True),  # cuDNN's version, not CUDA's
+    )
+    found = lint(tmp_path, text, "--select", "GPU302")
+    assert where(found) == [("GPU302", 8, 7), ("GPU302", 14, 7), ("GPU302", 20, 7)]
+    assert [f["severity"] for f in found] == ["note", "note", "warning"]
+    assert "its repository name fixes the CUDA version (cu124)" in found[0]["message"]
+    assert "(cuda12.4)" in found[1]["message"]
+
+
 def test_gpu302_the_default_pull_policy_of_a_moving_tag_that_is_not_latest(tmp_path):
     # Kubernetes defaults to Always only for no tag and :latest; :nightly gets IfNotPresent
     found = lint(tmp_path, _pod(("vllm/vllm-openai:nightly", "", True)), "--select", "GPU302")
