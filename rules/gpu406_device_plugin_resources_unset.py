@@ -212,8 +212,9 @@ def check_values(doc: Document, ctx: Context) -> Iterator[Report]:
         elif where.kind == recognise.OPERATOR_CHART:
             view = operator.values_view(data, where.prefix)
             critical = _class_in_values(data.get("daemonsets"), "priorityClassName")
-            found = view.field("devicePlugin", "resources")
-            yield from _set_but_incomplete(found, "devicePlugin", critical)
+            yield from _set_but_incomplete(
+                view.field("devicePlugin", "resources"), "devicePlugin", critical
+            )
 
 
 def _role(container: Container) -> str:
