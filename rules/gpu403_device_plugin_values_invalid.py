@@ -11,6 +11,10 @@ without a default). In the GPU Operator chart's values (`gpu-operator`): top-lev
 keys the chart does not have, and the keys and types of its `devicePlugin`,
 `gfd` and `mig` blocks (`devicePlugin.verison` is ignored just the same).
 
+A value that is still a placeholder (`${REPLICAS:=4}`, `$VAR`: filled in by Flux's
+`postBuild` substitution or envsubst before it is applied) is left to whoever fills it
+in: its type or choices are not known yet.
+
 ## Why it matters
 The chart ships no `values.schema.json`, so Helm accepts anything and renders
 only what the templates read. `version: v0.16.2` pins nothing: the image stays

@@ -11,6 +11,10 @@ with a warning (`rename`, `devices` other than `all`, the top-level
 `resources`). A config inside a string is
 reported at its entry, with the path inside it in the message.
 
+A value that is still a placeholder (`${REPLICAS:=4}`, `$VAR`: filled in by Flux's
+`postBuild` substitution or envsubst before it is applied) is left to whoever fills it
+in: its type or choices are not known yet.
+
 ## Why it matters
 The plugin decodes the file leniently: an unknown or misspelt key (`replica`,
 `timeslicing` under the wrong parent) is dropped without a word, so the GPUs

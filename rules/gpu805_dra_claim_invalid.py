@@ -9,6 +9,10 @@ request) in a `v1` object, and a selector whose `cel` is not a mapping with an
 `expression`, such as the common mis-indent that puts `expression` beside an
 empty `cel:`.
 
+A value that is still a placeholder (`${REPLICAS:=4}`, `$VAR`: filled in by Flux's
+`postBuild` substitution or envsubst before it is applied) is left to whoever fills it
+in: its type or choices are not known yet.
+
 ## Why it matters
 The API server rejects such an object (`strict decoding error: unknown field
 ...`, `Required value`), and every pod that references it stays Pending. Where
@@ -78,6 +82,7 @@ from gpulint.model.dra import (
     is_dra_object,
     split_api_version,
 )
+from gpulint.model.values import placeholders
 from gpulint.model.values.paths import at_path
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 from gpulint.validate import schema as schema_check
@@ -211,6 +216,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     if version not in SERVED_VERSIONS:
         return  # GPU804 reports versions no cluster serves
     for problem in schema_check.check(resource.obj, SCHEMAS[resource.kind]):
+        if problem.at == "value" and placeholders.placeholder_at(resource.obj, problem.path):
+            continue  # a ${VAR} filled in before apply: not the value the API server gets
         message = _explain(resource, version, problem)
         if message:
             # An empty cel: has no value node worth pointing at; point at its key.

@@ -14,6 +14,7 @@ from gpulint import catalog
 from gpulint.core.record import record
 from gpulint.model.nvidia import recognise
 from gpulint.model.resource import Resource
+from gpulint.model.values import placeholders
 
 if TYPE_CHECKING:
     from gpulint.validate import schema as schema_check
@@ -94,6 +95,8 @@ def values_problems(values: dict) -> list[schema_check.SchemaProblem]:
 
     found = []
     for problem in schema_check.check(values, VALUES_SCHEMA):
+        if problem.at == "value" and placeholders.placeholder_at(values, problem.path):
+            continue  # filled in before Helm reads it
         if problem.message.startswith("unknown key"):
             why = "the gpu-operator chart never reads it (Helm ignores it)"
             message = recognise.explain(problem.message, why)

@@ -15,6 +15,7 @@ from gpulint import catalog
 from gpulint.core.record import record
 from gpulint.core.sources import Source
 from gpulint.model.nvidia import recognise
+from gpulint.model.values import placeholders
 from gpulint.validate import schema as schema_check
 from gpulint.yaml.parse import parse
 
@@ -303,7 +304,12 @@ def _actual(config: Any, path: tuple) -> tuple:
 def _schema_problems(config: dict) -> list[Problem]:
     schema = schema_check.load_schema(SCHEMA)
     found = []
-    for canonical in schema_check.check(_canonical(config, schema), SCHEMA):
+    canonical_config = _canonical(config, schema)
+    for canonical in schema_check.check(canonical_config, SCHEMA):
+        if canonical.at == "value" and placeholders.placeholder_at(
+            canonical_config, canonical.path
+        ):
+            continue  # filled in before the plugin reads it
         problem = schema_check.SchemaProblem(
             _actual(config, canonical.path), canonical.message, canonical.at
         )

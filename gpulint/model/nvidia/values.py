@@ -14,6 +14,7 @@ from typing import Any
 
 from gpulint.core.record import record
 from gpulint.model.nvidia import recognise
+from gpulint.model.values import placeholders
 from gpulint.model.values.paths import at_path
 from gpulint.validate import schema as schema_check
 
@@ -49,6 +50,8 @@ def problems(values: dict) -> list[Problem]:
     if inline is not None:
         found.append(inline)
     for problem in schema_check.check(values, SCHEMA):
+        if problem.at == "value" and placeholders.placeholder_at(values, problem.path):
+            continue  # filled in before Helm reads it
         if inline is not None and problem.path[:1] == ("config",) and len(problem.path) == 2:
             continue  # one root cause, one finding: the config file written under config
         found.append(_explain(values, problem))

@@ -207,6 +207,36 @@ def test_gpu404_standalone_config_problems(tmp_path):
     assert "the only valid string input is 'all'" in messages[6]
 
 
+def test_gpu404_and_gpu403_leave_a_placeholder_to_whoever_fills_it_in(tmp_path):
+    # A Flux postBuild ${VAR:=default} (or envsubst's $VAR) is replaced before the plugin or
+    # Helm reads it: not a string where an integer or a boolean belongs.
+    config = """\
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: time-slicing-config
+    data:
+      any: |-
+        version: v1
+        flags:
+          failOnInitError: "yes please"
+        sharing:
+          timeSlicing:
+            resources:
+              - name: nvidia.com/gpu
+                replicas: ${REPLICAS:=4}
+    """
+    found = lint(tmp_path, config, "--select", "GPU404", name="config.yaml")
+    assert where(found) == [("GPU404", 6, 3)]  # at the ConfigMap's key of the config
+    assert "at flags.failOnInitError:" in found[0]["message"]  # the string that stays one
+    plugin = "migStrategy: none\nfailOnInitError: ${FAIL_ON_INIT}\nnvidiaDriverRoot: 7\n"
+    found = lint(tmp_path, plugin, "--select", "GPU403", name="values.yaml")
+    assert where(found) == [("GPU403", 3, 19)]
+    operator = "devicePlugin:\n  enabled: ${PLUGIN_ENABLED}\n  imagePullPolicy: Sometimes\n"
+    found = lint(tmp_path, operator, "--select", "GPU403", "--values-for", "gpu-operator")
+    assert where(found) == [("GPU403", 3, 20)]
+
+
 def test_gpu404_empty_sharing_and_missing_name(tmp_path):
     text = """\
     version: v1

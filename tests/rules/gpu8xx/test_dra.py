@@ -385,6 +385,20 @@ def test_missing_device_class_typo_and_wrong_type(tmp_path):
     assert "count must be an integer, not '2'" in messages[2]
 
 
+def test_a_placeholder_count_is_filled_in_before_apply(tmp_path):
+    requests = """      - name: gpu
+        exactly:
+          deviceClassName: gpu.nvidia.com
+          count: ${GPU_COUNT}
+      - name: two
+        exactly:
+          deviceClassName: gpu.nvidia.com
+          count: "2"
+"""
+    found = lint(tmp_path, claim(requests), "--select", "GPU805")
+    assert where(found) == [("GPU805", 15, 18)]  # the string that stays one
+
+
 def test_template_and_device_class_are_checked(tmp_path):
     text = template().replace("deviceClassName", "deviceClass") + (
         """---
