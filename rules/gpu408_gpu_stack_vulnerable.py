@@ -29,6 +29,12 @@ crafted container image reach the host file system or run code on the host: a
 container escape from any GPU pod, with the node's privileges. Trivy scans
 images, but reads no `toolkit.version` and no chart version.
 
+A warning, not an error: a vulnerable release is accepted and runs (gpulint's
+errors are for what is rejected or cannot run), and the default `--fail-on
+warning` fails the run on it. An advisory that allows only data tampering or a
+denial of service (CVE-2024-0133, CVE-2024-0134, CVE-2025-23267) is a note when
+it is the only one that applies.
+
 ## Failing example
 ```yaml
 apiVersion: nvidia.com/v1
@@ -72,7 +78,7 @@ from gpulint.rules.api import Context, Document, Report, Resource, Rule, Severit
 rule = Rule(
     "GPU408",
     "gpu-stack-vulnerable",
-    Severity.ERROR,
+    Severity.WARNING,
     "The container toolkit or GPU Operator release has a published vulnerability.",
     __doc__,
     reads=mentions("toolkit", "gpu-operator", ignore_case=True),
@@ -101,7 +107,7 @@ def _report(
     hits = advisories.affecting(component, version, mode)
     if not hits:
         return
-    worst = Severity.ERROR if any(h.severity == "error" for h in hits) else Severity.WARNING
+    worst = Severity.WARNING if any(h.severity == "warning" for h in hits) else Severity.NOTE
     # the release fixed for every advisory in any mode: a later one may be affected in this one
     safe = advisories.first_safe(advisories.affecting(component, version))
     message = _message(what, component, version, hits, safe)

@@ -32,7 +32,7 @@ class Hit:
     """One advisory that applies to one release."""
 
     cve: str
-    severity: str  # error or warning
+    severity: str  # warning (code on the host, an escape) or note (tampering, denial of service)
     allows: str
     bulletin: str
     affected_through: str
