@@ -21,7 +21,8 @@ The plugin decodes the file leniently: an unknown or misspelt key (`replica`,
 are simply not shared. A wrong type or version, `replicas: 1`, or `mixed` with
 MPS stop the plugin at start ("number of replicas must be >= 2", "using
 --mig-strategy=mixed is not supported with MPS"), and the node advertises no
-GPUs.
+GPUs. Those are errors; a key or field the plugin goes without (it starts, and
+does not do what the file asks) is a warning.
 
 ## Failing example
 ```yaml
@@ -75,11 +76,15 @@ rule = Rule(
 
 def _reports(config: configs.FoundConfig) -> Iterator[Report]:
     for problem in plugin_config.problems(config.data):
+        # A setting the plugin goes without: it runs, misconfigured (a warning).
+        severity = Severity.WARNING if problem.ignored else None
         if config.embedded:
             inner = ".".join(str(p) for p in problem.path)
-            yield Report(config.path, f"{config.label}, at {inner}: {problem.message}")
+            message = f"{config.label}, at {inner}: {problem.message}"
+            yield Report(config.path, message, severity=severity)
         else:
-            yield Report(config.path + problem.path, problem.message, at=problem.at)
+            path = config.path + problem.path
+            yield Report(path, problem.message, at=problem.at, severity=severity)
 
 
 @rule.resource_check

@@ -40,6 +40,9 @@ class Problem:
     path: tuple  # relative to the config mapping
     message: str
     at: str = "key"
+    # The plugin starts and goes without the setting (an unknown key, a field it ignores):
+    # it misbehaves, but runs.
+    ignored: bool = False
 
 
 @record(frozen=True)
@@ -133,6 +136,7 @@ def problems(config: dict) -> list[Problem]:
                 (rkey,),
                 "the 'resources' section is ignored: the plugin logs \"Customizing the "
                 "'resources' field is not yet supported in the config. Ignoring...\"",
+                ignored=True,
             )
         )
     return found
@@ -247,12 +251,14 @@ def _ignored_fields(here: tuple, where: str, label: str, entry: dict) -> list[Pr
                 f'rename: {rename!r} on {label} is ignored; the plugin logs "Setting the '
                 f"'rename' field in {where}.resources is not yet supported in the config. "
                 'Ignoring..." (use renameByDefault: true for the .shared suffix)',
+                ignored=True,
             )
         )
     dkey, devices = _get(entry, "devices")
     if dkey is None or devices in (None, "all"):
         return found
-    if isinstance(devices, str):
+    ignored = not isinstance(devices, str)
+    if not ignored:
         message = (
             f'devices: {devices!r} on {label}: the plugin fails: "devices set as '
             f"'{devices}' but the only valid string input is 'all'\""
@@ -262,7 +268,7 @@ def _ignored_fields(here: tuple, where: str, label: str, entry: dict) -> list[Pr
             f"devices: {devices!r} on {label} is ignored; the plugin shares all devices "
             "(only 'all' is supported)"
         )
-    found.append(Problem(here + (dkey,), message, "value"))
+    found.append(Problem(here + (dkey,), message, "value", ignored))
     return found
 
 
@@ -318,6 +324,7 @@ def _schema_problems(config: dict) -> list[Problem]:
                 Problem(
                     problem.path,
                     recognise.explain(problem.message, "the plugin ignores it silently"),
+                    ignored=True,
                 )
             )
             continue

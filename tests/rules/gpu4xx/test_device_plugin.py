@@ -205,6 +205,9 @@ def test_gpu404_standalone_config_problems(tmp_path):
     assert "ignored" in messages[4]
     assert "mutually exclusive" in messages[5]
     assert "the only valid string input is 'all'" in messages[6]
+    # What stops the plugin is an error; what it starts without, a warning.
+    severities = [f["severity"] for f in found]
+    assert severities == ["error", "error", "error", "warning", "warning", "error", "error"]
 
 
 def test_gpu404_and_gpu403_leave_a_placeholder_to_whoever_fills_it_in(tmp_path):
