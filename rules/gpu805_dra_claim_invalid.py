@@ -215,9 +215,9 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     _group, version = split_api_version(resource.api_version)
     if version not in SERVED_VERSIONS:
         return  # GPU804 reports versions no cluster serves
-    for problem in schema_check.check(resource.obj, SCHEMAS[resource.kind]):
-        if problem.at == "value" and placeholders.placeholder_at(resource.obj, problem.path):
-            continue  # a ${VAR} filled in before apply: not the value the API server gets
+    # a ${VAR} is filled in before apply: not the value the API server gets
+    schema = SCHEMAS[resource.kind]
+    for problem in schema_check.check(resource.obj, schema, unfilled=placeholders.is_placeholder):
         message = _explain(resource, version, problem)
         if message:
             # An empty cel: has no value node worth pointing at; point at its key.

@@ -87,15 +87,24 @@ def _re_search(pattern: str, text: str) -> bool:
     return re.search(pattern, text) is not None
 
 
-def check(instance: Any, schema: str | Any, search: Search = _re_search) -> list[SchemaProblem]:
+def check(
+    instance: Any,
+    schema: str | Any,
+    search: Search = _re_search,
+    unfilled: Callable[[Any], bool] | None = None,
+) -> list[SchemaProblem]:
     """Problems of ``instance`` against a shipped schema name or a prepared validator
-    (``search``: the one its patterns were made with, :func:`make_validator`)."""
+    (``search``: the one its patterns were made with, :func:`make_validator`). A value
+    ``unfilled`` says is still to be filled in (a placeholder such as Flux's ``${VAR:=4}``,
+    replaced before the tool reads it) has no problem of its own: its type is not known yet."""
     if isinstance(schema, str) and quick.certainly_valid(instance, load_schema(schema)):
         return []
     validator = _validator(schema) if isinstance(schema, str) else schema
     problems = []
     reported: dict[tuple, int] = {}  # (path, schema) -> required properties reported so far
     for error in sorted(validator.iter_errors(instance), key=lambda e: list(map(str, e.path))):
+        if unfilled is not None and unfilled(error.instance):
+            continue
         problems.extend(_explain(error, reported, search))
     return problems
 

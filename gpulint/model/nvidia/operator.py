@@ -94,9 +94,7 @@ def values_problems(values: dict) -> list[schema_check.SchemaProblem]:
     from gpulint.validate import schema as schema_check
 
     found = []
-    for problem in schema_check.check(values, VALUES_SCHEMA):
-        if problem.at == "value" and placeholders.placeholder_at(values, problem.path):
-            continue  # filled in before Helm reads it
+    for problem in schema_check.check(values, VALUES_SCHEMA, unfilled=placeholders.is_placeholder):
         if problem.message.startswith("unknown key"):
             why = "the gpu-operator chart never reads it (Helm ignores it)"
             message = recognise.explain(problem.message, why)

@@ -310,12 +310,8 @@ def _actual(config: Any, path: tuple) -> tuple:
 def _schema_problems(config: dict) -> list[Problem]:
     schema = schema_check.load_schema(SCHEMA)
     found = []
-    canonical_config = _canonical(config, schema)
-    for canonical in schema_check.check(canonical_config, SCHEMA):
-        if canonical.at == "value" and placeholders.placeholder_at(
-            canonical_config, canonical.path
-        ):
-            continue  # filled in before the plugin reads it
+    spelled = _canonical(config, schema)
+    for canonical in schema_check.check(spelled, SCHEMA, unfilled=placeholders.is_placeholder):
         problem = schema_check.SchemaProblem(
             _actual(config, canonical.path), canonical.message, canonical.at
         )

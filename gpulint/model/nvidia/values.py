@@ -49,9 +49,7 @@ def problems(values: dict) -> list[Problem]:
     inline = _config_file_inline(values)
     if inline is not None:
         found.append(inline)
-    for problem in schema_check.check(values, SCHEMA):
-        if problem.at == "value" and placeholders.placeholder_at(values, problem.path):
-            continue  # filled in before Helm reads it
+    for problem in schema_check.check(values, SCHEMA, unfilled=placeholders.is_placeholder):
         if inline is not None and problem.path[:1] == ("config",) and len(problem.path) == 2:
             continue  # one root cause, one finding: the config file written under config
         found.append(_explain(values, problem))

@@ -27,7 +27,6 @@ import re
 from typing import Any
 
 from gpulint.core.lazy_re import lazy
-from gpulint.model.values.paths import at_path
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 
@@ -92,10 +91,3 @@ def is_sole_placeholder(value: Any) -> bool:
         return False
     text = value.strip()
     return bool(_SOLE.fullmatch(text)) or bool(_WORD.fullmatch(text) and _marker_word(text))
-
-
-def placeholder_at(data: Any, path: tuple) -> bool:
-    """Whether the value at ``path`` of ``data`` holds a placeholder: a schema's complaint
-    about it (not an integer, not one of the choices) is about text filled in later (a
-    Flux ``${VAR:=4}``, an envsubst ``$VAR``), not about the value the tool will read."""
-    return is_placeholder(at_path(data, path))
