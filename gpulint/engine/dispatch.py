@@ -43,33 +43,33 @@ class _Dispatch:
         self.triggers = TriggerSet(trigger for _code, trigger in reads)
         self._reads = tuple((code, self.triggers.index(trigger)) for code, trigger in reads)
         self._by_silent: dict[frozenset[str], SourceRules] = {}
-        # the preparation pass's triggers (one tuple a run) -> each read trigger's index there
-        self._placed: dict[int, tuple[tuple[Trigger, ...], tuple[tuple[str, int], ...] | None]]
-        self._placed = {}
-        self._silent: dict[tuple[int, frozenset[int]], frozenset[str]] = {}
+        # The preparation pass's triggers (one tuple a run), each read trigger's index there
+        # (None: not all searched), and the silent codes of each set of held indexes.
+        self._seen: tuple[tuple[Trigger, ...], tuple[tuple[str, int], ...] | None, dict] = (
+            (),
+            None,
+            {},
+        )
 
     def silent_where_seen(self, seen: SeenText) -> frozenset[str] | None:
         """The silent codes of a text the preparation pass searched (None: it did not
         search for every trigger the rules read)."""
-        key = (id(seen.triggers), seen.held)
-        silent = self._silent.get(key)
+        if self._seen[0] is not seen.triggers:  # another run's preparation (an editor's)
+            self._seen = (seen.triggers, self._placed_in(seen.triggers), {})
+        _triggers, placed, by_held = self._seen
+        if placed is None:
+            return None
+        silent = by_held.get(seen.held)
         if silent is None:
-            placed = self._placed_in(seen.triggers)
-            if placed is None:
-                return None
-            silent = self._silent[key] = frozenset(code for code, i in placed if i not in seen.held)
+            silent = by_held[seen.held] = frozenset(c for c, i in placed if i not in seen.held)
         return silent
 
     def _placed_in(self, triggers: tuple[Trigger, ...]) -> tuple[tuple[str, int], ...] | None:
-        known = self._placed.get(id(triggers))
-        if known is None or known[0] is not triggers:
-            index = {trigger: i for i, trigger in enumerate(triggers)}
-            ours = self.triggers.triggers
-            placed = None
-            if all(ours[i] in index for _code, i in self._reads):
-                placed = tuple((code, index[ours[i]]) for code, i in self._reads)
-            known = self._placed[id(triggers)] = (triggers, placed)
-        return known[1]
+        index = {trigger: i for i, trigger in enumerate(triggers)}
+        ours = self.triggers.triggers
+        if not all(ours[i] in index for _code, i in self._reads):
+            return None
+        return tuple((code, index[ours[i]]) for code, i in self._reads)
 
     def silent_in(self, data: bytes) -> frozenset[str]:
         """The silent codes of a text searched here."""

@@ -10,6 +10,7 @@ from gpulint.core.settings import Settings
 from gpulint.core.sources import Source
 from gpulint.engine.context import build_context, load_rule_hooks
 from gpulint.engine.dispatch import source_rules
+from gpulint.inputs.prescan import RuleTriggers
 from gpulint.model.resource import resources_of
 from gpulint.yaml.parse import parse
 from tests.helpers import RULES, lint, where
@@ -118,3 +119,18 @@ def test_sources_that_hold_the_same_triggers_share_one_answer():
     assert source_rules(ctx, Source("c.yaml", CONFIGMAP)) is first  # holds none either
     env = POD + "      env:\n        - name: NVIDIA_VISIBLE_DEVICES\n          value: all\n"
     assert source_rules(ctx, Source("d.yaml", env)).silent == first.silent - {"GPU701"}
+
+
+def test_each_preparation_answers_for_its_own_triggers():
+    # One process, two runs (an editor's): the second preparation's triggers are searched
+    # in another order (a rule list given in reverse), and its answers must be its own.
+    ctx = build_context(Settings())
+    load_rule_hooks(ctx)
+    env = POD + "      env:\n        - name: NVIDIA_VISIBLE_DEVICES\n          value: all\n"
+    expected = source_rules(ctx, Source("a.yaml", env)).silent
+    for rules in (ctx.rules, list(reversed(ctx.rules))):
+        triggers = RuleTriggers(rules)
+        triggers.see(env.encode(), "a.yaml")
+        ctx.seen = triggers.seen
+        assert source_rules(ctx, Source("a.yaml", env)).silent == expected
+        assert "GPU701" not in expected and "GPU701" in source_rules(ctx, Source("b", POD)).silent
