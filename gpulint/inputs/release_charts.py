@@ -175,26 +175,24 @@ class _Tree:
         ids = self.project.ids
         return not ids or any((i.host, i.path) == named for i in ids)
 
-    def file(self, path: str) -> str | None:
-        """``path`` of the repository (relative to its root), when it lies in the linted tree."""
-        if os.path.isabs(path):
-            return None
+    def _places(self, path: str) -> Iterator[tuple[str, str]]:
+        """(shown, real) of ``path`` of the repository (relative to its root) below each
+        root, where it lies in the linted tree."""
+        if "\0" in path or os.path.isabs(path) or is_remote(path):
+            return
         for top in self.tops:
             found = os.path.normpath(os.path.join(top, path))
-            if inside(os.path.realpath(found), self.allowed):
-                return display_path(found)
-        return None
+            real = os.path.realpath(found)
+            if inside(real, self.allowed):
+                yield display_path(os.path.relpath(found) if _below_cwd(found) else found), real
+
+    def file(self, path: str) -> str | None:
+        """``path`` of the repository, when it lies in the linted tree."""
+        return next((shown for shown, _real in self._places(path)), None)
 
     def chart(self, path: str) -> str | None:
         """The chart folder at ``path`` of the repository, when it lies in the linted tree."""
-        if "\0" in path or os.path.isabs(path) or is_remote(path):
-            return None
-        for top in self.tops:
-            folder = os.path.normpath(os.path.join(top, path))
-            real = os.path.realpath(folder)
-            if inside(real, self.allowed) and chart_root(real) == real:
-                return display_path(os.path.relpath(folder) if _below_cwd(folder) else folder)
-        return None
+        return next((shown for shown, real in self._places(path) if chart_root(real) == real), None)
 
 
 def _below_cwd(path: str) -> bool:

@@ -304,7 +304,9 @@ def _replicas(obj: dict, site: workloads.PodSite, bound: tuple) -> int | None:
 T = TypeVar("T")
 
 
-def shared(owner: Resource | PodSpec | Document, compute: Callable[..., T], *args: Any) -> T:
+def shared(
+    owner: Resource | PodSpec | Container | Document, compute: Callable[..., T], *args: Any
+) -> T:
     """``compute(owner, *args)``, computed once per owner and shared by every rule that asks.
 
     The one way rules share derived facts: kept in the owner's ``memo``, keyed by the

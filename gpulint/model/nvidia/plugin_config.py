@@ -257,8 +257,7 @@ def _ignored_fields(here: tuple, where: str, label: str, entry: dict) -> list[Pr
     dkey, devices = _get(entry, "devices")
     if dkey is None or devices in (None, "all"):
         return found
-    ignored = not isinstance(devices, str)
-    if not ignored:
+    if isinstance(devices, str):
         message = (
             f'devices: {devices!r} on {label}: the plugin fails: "devices set as '
             f"'{devices}' but the only valid string input is 'all'\""
@@ -268,7 +267,7 @@ def _ignored_fields(here: tuple, where: str, label: str, entry: dict) -> list[Pr
             f"devices: {devices!r} on {label} is ignored; the plugin shares all devices "
             "(only 'all' is supported)"
         )
-    found.append(Problem(here + (dkey,), message, "value", ignored))
+    found.append(Problem(here + (dkey,), message, "value", not isinstance(devices, str)))
     return found
 
 

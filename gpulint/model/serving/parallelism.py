@@ -20,7 +20,7 @@ from math import prod
 
 from gpulint.core.lazy_re import LazyPattern, lazy
 from gpulint.core.record import record
-from gpulint.model.resource import Container
+from gpulint.model.resource import Container, shared
 
 TP_FLAGS = ("--tensor-parallel-size", "-tp", "--tp", "--tp-size")
 PP_FLAGS = ("--pipeline-parallel-size", "-pp", "--pp", "--pp-size")
@@ -266,7 +266,4 @@ class CommandLine:
 def command_line(container: Container) -> CommandLine:
     """The container's command line, parsed once a container (kept in its ``memo``, which
     :meth:`Resource.release` clears: the entry points back at its container)."""
-    found = container.memo.get(command_line)
-    if found is None:
-        found = container.memo[command_line] = CommandLine(container)
-    return found
+    return shared(container, CommandLine)
