@@ -11,7 +11,8 @@ sizing to whoever installs them, as its chart does.
 
 A pod at a critical priority (`priorityClassName: system-node-critical` or
 `system-cluster-critical`) is never evicted by the kubelet, whatever its
-requests: only a missing memory limit is reported there. The chart and the
+requests: only a missing memory limit is reported there, as where the class is
+still a placeholder (`${PRIORITY_CLASS}`). The chart and the
 operator run the plugin at `system-node-critical` unless their values say
 otherwise (the chart's `priorityClassName`, the operator's
 `daemonsets.priorityClassName`, whose device plugin asset sets it when the
@@ -90,6 +91,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpulint.model.nvidia import containers, operator, recognise
+from gpulint.model.values import placeholders
 from gpulint.model.values.images import parse_image
 from gpulint.model.values.paths import at_path
 from gpulint.rules.api import (
@@ -121,13 +123,13 @@ CRITICAL_PRIORITY = 2_000_000_000
 DEFAULT_CLASS = "system-node-critical"
 
 
-def missing(resources: Any, critical: bool = False) -> list[str]:
+def missing(resources: Any, exempt: bool = False) -> list[str]:
+    """The settings of NEEDED that ``resources`` lacks (``exempt``: requests do not count)."""
     resources = resources if isinstance(resources, dict) else {}
     found = []
     for section, name in NEEDED:
-        if critical and section == "requests":
+        if exempt and section == "requests":
             continue  # never evicted: requests do not decide its fate
-
         if _set(resources, section, name):
             continue
         # A limit without a request is the request too: "Kubernetes copies the limit you
@@ -144,11 +146,11 @@ def _set(resources: dict, section: str, name: str) -> bool:
     return isinstance(block, dict) and block.get(name) not in (None, "")
 
 
-def _message(what: str, gaps: list[str], gfd: bool = False, critical: str | None = None) -> str:
-    if critical is not None:
+def _message(what: str, gaps: list[str], gfd: bool = False, exempt: str | None = None) -> str:
+    if exempt is not None:
         return (
-            f"{what} sets no {', '.join(gaps)}; at {critical} priority the kubelet never "
-            "evicts it, so a leak in it takes memory from the GPU workloads beside it"
+            f"{what} sets no {', '.join(gaps)}; {exempt}, so a leak in it takes memory from "
+            "the GPU workloads beside it"
         )
     effect = "its GPU labels go stale" if gfd else "the node stops advertising its GPUs"
     return (
@@ -158,43 +160,49 @@ def _message(what: str, gaps: list[str], gfd: bool = False, critical: str | None
     )
 
 
-def _critical(priority_class: Any, priority: Any = None) -> str | None:
-    """The critical class (or priority) a pod runs at, None when it is not critical."""
+def _exempt(priority_class: Any, priority: Any = None) -> str | None:
+    """Why requests do not decide whether the pod is evicted: a critical priority, or a
+    class not known yet (a placeholder); None when they do."""
     if priority_class in CRITICAL_CLASSES:
-        return str(priority_class)
-    if isinstance(priority, int) and not isinstance(priority, bool):
-        return f"the {priority}" if priority >= CRITICAL_PRIORITY else None
+        return f"at {priority_class} priority the kubelet never evicts it"
+    if placeholders.is_placeholder(priority_class):
+        return "its priority class is filled in later (a critical one is never evicted)"
+    numeric = isinstance(priority, int) and not isinstance(priority, bool)
+    if numeric and priority >= CRITICAL_PRIORITY:
+        return f"at priority {priority} the kubelet never evicts it"
     return None
 
 
-def _class_in_values(block: Any, key: str) -> str | None:
-    """The critical class values give (absent: the default class), None when not critical."""
-    if not isinstance(block, dict) or key not in block:
-        return DEFAULT_CLASS
-    return _critical(block[key])
+def _exempt_in_values(block: Any) -> str | None:
+    """:func:`_exempt` for values whose ``priorityClassName`` is in ``block``; the chart and
+    the operator's device plugin asset use DEFAULT_CLASS where it is not set."""
+    if not isinstance(block, dict) or "priorityClassName" not in block:
+        return _exempt(DEFAULT_CLASS)
+    return _exempt(block["priorityClassName"])
 
 
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     view = operator.cluster_policy(resource)
     if view is not None:
-        critical = _class_in_values(view.root.get("daemonsets"), "priorityClassName")
-        found = view.field("devicePlugin", "resources")
-        yield from _set_but_incomplete(found, "devicePlugin", critical)
+        exempt = _exempt_in_values(view.root.get("daemonsets"))
+        yield from _set_but_incomplete(
+            view.field("devicePlugin", "resources"), "devicePlugin", exempt
+        )
         return
     for container in containers.plugin_containers(resource):
         ref = parse_image(container.image)
         if ref is not None and ctx.project.publisher(ref) is not None:
             continue  # the plugin's own repository: sizing is left to whoever installs it
         spec = container.pod.spec
-        critical = _critical(spec.get("priorityClassName"), spec.get("priority"))
-        gaps = missing(container.data.get("resources"), critical is not None)
+        exempt = _exempt(spec.get("priorityClassName"), spec.get("priority"))
+        gaps = missing(container.data.get("resources"), exempt is not None)
         gfd = not containers.runs_plugin(container)
         if gaps:
             what = f"{_role(container)} container ({container.image})"
             yield Report(
                 container.path + ("resources",),
-                _message(what, gaps, gfd, critical),
+                _message(what, gaps, gfd, exempt),
                 container=container.name,
             )
 
@@ -207,13 +215,12 @@ def check_values(doc: Document, ctx: Context) -> Iterator[Report]:
             continue
         if where.kind == recognise.DEVICE_PLUGIN_CHART and "resources" in data:
             found = (where.prefix + ("resources",), data["resources"])
-            critical = _class_in_values(data, "priorityClassName")
-            yield from _set_but_incomplete(found, "the chart's", critical)
+            yield from _set_but_incomplete(found, "the chart's", _exempt_in_values(data))
         elif where.kind == recognise.OPERATOR_CHART:
             view = operator.values_view(data, where.prefix)
-            critical = _class_in_values(data.get("daemonsets"), "priorityClassName")
+            exempt = _exempt_in_values(data.get("daemonsets"))
             yield from _set_but_incomplete(
-                view.field("devicePlugin", "resources"), "devicePlugin", critical
+                view.field("devicePlugin", "resources"), "devicePlugin", exempt
             )
 
 
@@ -221,10 +228,10 @@ def _role(container: Container) -> str:
     return "the " + containers.role(container)
 
 
-def _set_but_incomplete(found: tuple | None, what: str, critical: str | None) -> Iterator[Report]:
+def _set_but_incomplete(found: tuple | None, what: str, exempt: str | None) -> Iterator[Report]:
     # An empty block is the chart's own default; a block someone filled in should be whole.
     if found is None or not isinstance(found[1], dict) or not found[1]:
         return
-    gaps = missing(found[1], critical is not None)
+    gaps = missing(found[1], exempt is not None)
     if gaps:
-        yield Report(found[0], _message(f"{what} resources value", gaps, critical=critical))
+        yield Report(found[0], _message(f"{what} resources value", gaps, exempt=exempt))

@@ -373,11 +373,16 @@ spec:
 """
     write("critical.yaml", policy.replace("PRIORITY", "system-node-critical"))
     write("low.yaml", policy.replace("PRIORITY", "gpu-low"))
+    # A class still to be filled in may be critical: what holds either way is the limit.
+    unknown = policy.replace("PRIORITY", "'${PRIORITY_CLASS}'").replace("memory: 1Gi", "cpu: 1")
+    write("unknown.yaml", unknown)
     found = findings_json(str(tmp_path), "--select", "GPU406")["findings"]
     assert [(f["path"].split("/")[-1], f["line"], f["column"]) for f in found] == [
-        ("low.yaml", 8, 5)
+        ("low.yaml", 8, 5),
+        ("unknown.yaml", 8, 5),
     ]
     assert "sets no requests.cpu; under memory pressure" in found[0]["message"]
+    assert "sets no limits.memory; its priority class is filled in later" in found[1]["message"]
 
 
 def test_gpu406_a_limit_without_a_request_is_the_request(tmp_path, write):
