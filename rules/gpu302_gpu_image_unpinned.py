@@ -159,6 +159,25 @@ def _cuda_in_name(ref: ImageRef) -> str | None:
     return found.group(1) if found else None
 
 
+def _advice(ref: ImageRef, ctx: Context) -> str | None:
+    """Why the unpinned image is advice (a note), not drift: None when it is drift."""
+    own = ctx.project.publisher(ref)
+    if own is not None:
+        # Tracking its own latest on the default branch is a release practice.
+        return (
+            f"it is this repository's own image ({own.path}, from {own.source}), so the "
+            "default branch may track it on purpose: pin a version tag or a digest when "
+            "releasing"
+        )
+    cuda = _cuda_in_name(ref)
+    if cuda is not None:
+        return (
+            f"its repository name fixes the CUDA version ({cuda}), but each push to it can "
+            "still change the framework build the replicas run: pin a version tag or a digest"
+        )
+    return None
+
+
 def _why(ref: ImageRef) -> str:
     if ref.tag is None:
         return "has no tag"
@@ -190,28 +209,11 @@ def _pod_reports(resource: Resource, pod: PodSpec, ctx: Context) -> Iterator[Rep
             if entry is not None
             else ()
         )
-        own = ctx.project.publisher(ref)
-        if own is not None:
-            # Tracking its own latest on the default branch is a release practice: advice.
+        advice = _advice(ref, ctx)
+        if advice is not None:
             yield Report(
                 container.path + ("image",),
-                f"GPU container {container.name!r} image {container.image!r} {why}; it is "
-                f"this repository's own image ({own.path}, from {own.source}), so the "
-                "default branch may track it on purpose: pin a version tag or a digest "
-                "when releasing",
-                container=container.name,
-                related=related,
-                severity=Severity.NOTE,
-            )
-            continue
-        cuda = _cuda_in_name(ref)
-        if cuda is not None:
-            yield Report(
-                container.path + ("image",),
-                f"GPU container {container.name!r} image {container.image!r} {why}; its "
-                f"repository name fixes the CUDA version ({cuda}), but each push to it can "
-                "still change the framework build the replicas run: pin a version tag or a "
-                "digest",
+                f"GPU container {container.name!r} image {container.image!r} {why}; {advice}",
                 container=container.name,
                 related=related,
                 severity=Severity.NOTE,
