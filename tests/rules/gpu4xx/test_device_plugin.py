@@ -393,8 +393,19 @@ def test_gpu406_a_limit_without_a_request_is_the_request(tmp_path, write):
             extra="resources: {limits: {cpu: 100m, memory: 40Mi}}",
         ),
     )
-    write("values.yaml", "migStrategy: none\nresources:\n  limits: {cpu: 1, memory: 1Gi}\n")
+    # no priority class: the requests count (the chart's default class would exempt them)
+    values = (
+        "migStrategy: none\npriorityClassName: ''\nresources:\n  limits: {cpu: 1, memory: 1Gi}\n"
+    )
+    write("values.yaml", values)
     assert findings_json(str(tmp_path), "--select", "GPU406")["findings"] == []
+    # the same files without the CPU limit: the CPU request is what is missing
+    write("values.yaml", values.replace("cpu: 1, ", ""))
+    found = findings_json(str(tmp_path), "--select", "GPU406")["findings"]
+    assert [(f["path"].split("/")[-1], f["line"], f["column"]) for f in found] == [
+        ("values.yaml", 3, 1)
+    ]
+    assert "sets no requests.cpu;" in found[0]["message"]
 
 
 # GPU407 ---------------------------------------------------------------------------------
