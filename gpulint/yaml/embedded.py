@@ -14,9 +14,8 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from ruamel.yaml.nodes import Node, ScalarNode
-
 from gpulint.core.sources import Source
+from gpulint.yaml.nodes import Node, ScalarNode
 from gpulint.yaml.parse import parse
 from gpulint.yaml.toml_tree import load, node_tree
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.nodes import Node
+
+from gpulint.yaml.nodes import Node
 
 
 class ParseFailure(Exception):

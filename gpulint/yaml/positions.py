@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
 from gpulint.core.findings import Location
 from gpulint.yaml import embedded, layered
+from gpulint.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from gpulint.yaml.parse import Document
 
 Span = tuple[int, int, int, int]  # 1-based line, column, end line, end column

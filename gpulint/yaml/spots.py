@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
 from gpulint.core.findings import Location
 from gpulint.yaml import embedded, positions
 from gpulint.yaml.layered import Spot
+from gpulint.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from gpulint.yaml.parse import Document
 
 Span = tuple[int, int, int, int]

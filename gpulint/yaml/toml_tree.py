@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from ruamel.yaml.error import StreamMark
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from gpulint.core.findings import InputError
 from gpulint.core.lazy_re import lazy
 from gpulint.core.sources import Source
+from gpulint.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from gpulint.yaml.parse import Document
 from gpulint.yaml.toml_keys import Place, scan
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
-
 from gpulint import catalog
 from gpulint.core.lazy_re import lazy
 from gpulint.model.gpu.label_suggestions import (
@@ -32,6 +30,7 @@ from gpulint.rules.fixes.spec import (
     replace_text,
     set_value,
 )
+from gpulint.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from gpulint.yaml.parse import Document, _Builder
 
 # As GPU706 reads them: `$$` is an escaped dollar, then `${VAR}` and `$VAR`.

@@ -13,8 +13,6 @@ import json
 import re
 from collections.abc import Iterator
 
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
 from gpulint.core.findings import Edit
 from gpulint.model import source_text
 from gpulint.rules.fixes import yaml_text
@@ -30,6 +28,7 @@ from gpulint.rules.fixes.spec import (
     Value,
 )
 from gpulint.rules.fixes.yaml_text import Layout
+from gpulint.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from gpulint.yaml.parse import Document
 from gpulint.yaml.scalars import resolve_plain
 
