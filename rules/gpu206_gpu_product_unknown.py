@@ -19,8 +19,9 @@ reports, and that is close to one that does:
 KServe's `serving.kserve.io/gke-accelerator` annotation, which becomes a
 `cloud.google.com/gke-accelerator` node selector, is checked the same way.
 The GPU feature discovery suffixes `-MIG-<profile>` and `-SHARED` are understood.
-In an `In` list that also names a value GPUs do report, the pod still
-schedules there and the unknown value only selects nothing: a note. A Node's
+In an `In` list that also names a value GPUs do report (a name of drivers
+before R470 is not one), the pod still schedules there and the unknown value
+only selects nothing: a note. A Node's
 own `nvidia.com/gpu.product` or `cloud.google.com/gke-accelerator` label is
 checked the same way (GPU feature discovery writes what the driver names, so
 an unknown value there was set by hand or by a driver before R470).
@@ -184,10 +185,11 @@ def _node_labels(resource: Resource) -> Iterator[Report]:
 
 
 def _reported(key: str, value: str) -> bool:
-    """Whether GPUs report ``value`` for ``key`` (a product, a GKE accelerator, a family
-    value the catalog knows)."""
+    """Whether GPUs report ``value`` for ``key`` under a supported driver (a product, a GKE
+    accelerator, a family value the catalog knows). A name only drivers before R470 gave
+    is known to the catalog but reported by no node today."""
     if key == PRODUCT:
-        return catalog.is_known_product(value)
+        return catalog.is_known_product(value) and current_driver_form(value) is None
     if key == GKE_ACCELERATOR:
         return value in catalog.gke_accelerators()
     return value in (known_values(key) or ())

@@ -130,3 +130,30 @@ def test_gpu206_coreweave_class_misspelt_by_case_or_separators(tmp_path):
     # a documented class, a class gpulint does not list and a placeholder pass; GPU201 is silent
     assert where(found) == [("GPU206", 13, 26)]
     assert "'rtx-a5000' matches no GPU node: did you mean RTX_A5000?" in found[0]["message"]
+
+
+def test_gpu206_names_of_drivers_before_r470_are_no_reported_value(tmp_path):
+    # A list of only pre-R470 names: no node reports either, so the pod stays Pending (a
+    # warning), not a note that claims it "still schedules" on the other old name.
+    scheduling = """\
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions:
+              - key: nvidia.com/gpu.product
+                operator: In
+                values: [A100-SXM4-40GB, A100-SXM4-80GB]"""
+    found = lint(tmp_path, gpu_pod(scheduling), "--select", "GPU206")
+    assert [(*spot, f["severity"]) for spot, f in zip(where(found), found, strict=True)] == [
+        ("GPU206", 13, 26, "warning"),
+        ("GPU206", 13, 42, "warning"),
+    ]
+    assert all("the pod stays Pending" in f["message"] for f in found)
+    # Beside the name current drivers report, the old one is dead text: a note.
+    both = scheduling.replace("A100-SXM4-80GB]", "NVIDIA-A100-SXM4-40GB]")
+    found = lint(tmp_path, gpu_pod(both), "--select", "GPU206")
+    assert [(*spot, f["severity"]) for spot, f in zip(where(found), found, strict=True)] == [
+        ("GPU206", 13, 26, "note")
+    ]
+    assert "the pod still schedules on NVIDIA-A100-SXM4-40GB" in found[0]["message"]
