@@ -38,6 +38,12 @@ RECOGNISED = [
     "myrepo/server:TBD",
     "your-registry.io/server",
     "FILLED BY THE OPERATOR",
+    # Sample images whose tag is still to be filled in (KAITO's test manifests).
+    "REPO_HERE.azurecr.io/falcon-40b-instruct:TAG_HERE",
+    "REPO/llama-2-13b-chat:TAG",
+    "my-registry/app:IMAGE_TAG",
+    "server:VERSION",
+    "INSERT_IMAGE",
 ]
 
 
@@ -58,6 +64,9 @@ ORDINARY = [
     "TODAY",
     "CHANGELOG",
     "ENTERPRISE",
+    "WHERE",
+    "TAGS",
+    "nvcr.io/nvidia/tritonserver:24.05-py3",
     "yourself",
     "100%",
     "user@example.com",
@@ -65,7 +74,6 @@ ORDINARY = [
     "$",
     "__init__",
     "#1",
-    "my-registry/app:IMAGE_TAG",
 ]
 
 

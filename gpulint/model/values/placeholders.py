@@ -14,7 +14,9 @@ Recognised, anywhere in a string:
   replace: ``%X%``, ``@X@``, ``__X__``, Azure Pipelines' ``#{X}#``;
 - angle-bracket placeholders: ``<your-registry>``, ``<none>``, ``<IMAGE>``;
 - marker words: an ALL-CAPS word with a segment such as REPLACE, YOUR, CHANGEME,
-  PLACEHOLDER, TODO, TBD, FIXME, FILL (``REPLACE_MODEL_SERVER_IMAGE``, ``YOUR_IMAGE``),
+  PLACEHOLDER, TODO, TBD, FIXME, FILL, HERE, INSERT, TAG, VERSION
+  (``REPLACE_MODEL_SERVER_IMAGE``, ``YOUR_IMAGE``, ``REPO_HERE.azurecr.io/server:TAG_HERE``,
+  ``REPO/server:TAG``),
   the Operator assets' ``FILLED BY THE OPERATOR``, and a lower-case ``your-...`` word.
 Ordinary values stay values: ``nvcr.io/nvidia/pytorch:24.05-py3``, ``NVIDIA-A100-SXM4-80GB``,
 ``Always``, ``ALL``, ``0,1``, ``TODAY`` and a lone ``$`` or ``<`` in a command are not
@@ -51,7 +53,10 @@ _SOLE = lazy("|".join(f"(?:{p})" for p in _SYNTAX[:-1]))
 _WORD = lazy(r"(?<![A-Za-z0-9])[A-Z0-9][A-Z0-9_-]*(?![A-Za-z0-9])")
 _MARKER_SEGMENTS = frozenset(
     {"REPLACE", "REPLACEME", "YOUR", "CHANGE", "CHANGEME", "PLACEHOLDER", "TODO", "TBD"}
-    | {"FIXME", "FILL", "FILLME", "XXX", "XXXX"}
+    | {"FIXME", "FILL", "FILLME", "XXX", "XXXX", "HERE", "INSERT"}
+    # An ALL-CAPS TAG or VERSION stands where a tag goes (``REPO/server:TAG``, ``:IMAGE_TAG``):
+    # real tags are lower case and digits, and no rule reads such a word as anything else.
+    | {"TAG", "VERSION"}
 )
 _MARKER_PREFIXES = ("REPLACE", "PLACEHOLDER", "CHANGEME", "YOUR")
 # A lower-case `your-registry`, `your_org`, `yourrepo`: a sample's "put yours here".

@@ -194,13 +194,17 @@ def test_gpu301_leaves_a_placeholder_image_to_whoever_fills_it_in(tmp_path):
         "your-registry.example.com/llm/server",
         "YOUR_IMAGE:latest",
         "registry.local/app:%VERSION%",
+        "REPO_HERE.azurecr.io/falcon-40b-instruct:TAG_HERE",
+        "REPO/llama-2-13b-chat:TAG",
     ],
 )
 def test_gpu302_leaves_placeholders_alone(tmp_path, image):
     assert lint(tmp_path, _pod((image, "", True)), "--select", "GPU302") == []
 
 
-@pytest.mark.parametrize("image", ["nvcr.io/nvidia/todo-server", "replace/server:latest"])
+@pytest.mark.parametrize(
+    "image", ["nvcr.io/nvidia/todo-server", "replace/server:latest", "repo/server:tag"]
+)
 def test_gpu302_words_in_lower_case_are_ordinary_names(tmp_path, image):
     # a bare Pod that serves nothing is a batch run: the option `batch` reports it
     found = lint_with(tmp_path, _BATCH_TOO, _pod((image, "", True)), "--select", "GPU302")
