@@ -16,7 +16,9 @@ request with `allocationMode: All` holds a count only the node knows and is not
 compared.
 
 When the model is spread over several pods (`--nnodes N`, a Ray cluster,
-`--distributed-executor-backend ray`, a `LeaderWorkerSet` group of more than
+`--distributed-executor-backend ray`, a command that starts or joins one
+(`ray start`, vLLM's `multi-node-serving.sh`, `--ray_address`,
+`--ray_cluster_size`), a `LeaderWorkerSet` group of more than
 one pod, a Dynamo component with `multinode.nodeCount` above 1), a degree
 larger than the container's GPUs is expected and only a split that cannot
 come out even is reported.

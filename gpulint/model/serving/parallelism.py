@@ -38,6 +38,11 @@ _DISTRIBUTED = lazy(
 )
 # Signs that a model's parallel group spans several pods (Ray or multi-node launch).
 _MULTI_NODE = ("ray", "--distributed-executor-backend", "--headless", "--node-rank")
+# A Ray cluster joined across pods: the options of vLLM's multi-node-serving.sh
+# (--ray_cluster_size, --ray_address, --ray_port) and the script itself, which LeaderWorkerSet
+# and StatefulSet deployments run before `vllm serve` to pool the pods' GPUs.
+_RAY_OPTION = "--ray-"
+_RAY_SCRIPT = "multi-node-serving.sh"
 # The kubelet expands `$(VAR)` in command and args; a shell expands `${VAR}` and `$VAR`.
 _KUBE_VAR = lazy(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
 _SHELL_VAR = lazy(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_]\w*)")
@@ -197,6 +202,15 @@ def _last(words: list[Arg], flags: tuple[str, ...]) -> Degree | None:
     return found[-1] if found else None  # argparse: the last occurrence wins
 
 
+def _spans_pods(word: str) -> bool:
+    return (
+        word in _MULTI_NODE
+        or word.startswith(_MULTI_NODE[1])
+        or _normal(word).startswith(_RAY_OPTION)
+        or word.rsplit("/", 1)[-1] == _RAY_SCRIPT
+    )
+
+
 def _has(words: list[Arg], names: tuple[str, ...]) -> bool:
     return any(w.text in names or w.text.split("=", 1)[0] in names for w in words)
 
@@ -246,7 +260,7 @@ class CommandLine:
         if dp is not None:
             degrees.append(dp)
         nnodes = _last(words, NNODES_FLAGS)
-        multi = any(w.text in _MULTI_NODE or w.text.startswith(_MULTI_NODE[1]) for w in words)
+        multi = any(_spans_pods(w.text) for w in words)
         return Parallelism(
             "vllm/sglang",
             tuple(degrees),

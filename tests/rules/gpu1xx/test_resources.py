@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers import (
     findings_json,
     gpu_node,
@@ -394,6 +396,24 @@ def test_gpu107_multi_node_groups(tmp_path):
     # ... but a split that cannot come out even is still wrong.
     text = text.replace("gpu: 8", "gpu: 3")
     assert where(lint(tmp_path, text, "--select", "GPU107")) == [("GPU107", 9, 38)]
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        "/workspace/vllm/multi-node-serving.sh leader --ray_cluster_size=2;",
+        "ray start --head --port=6379;",
+        "python3 boot.py --ray-address=vllm-0.vllm:6379;",
+    ],
+)
+def test_gpu107_a_ray_cluster_started_by_the_command_spans_pods(tmp_path, start):
+    # KAITO's distributed vLLM: a StatefulSet of 2 one-GPU pods pooled into one Ray cluster.
+    text = _server(
+        f"      command: [sh, -c, '{start} vllm serve m --pipeline-parallel-size=2']\n", gpus=1
+    )
+    assert lint(tmp_path, text, "--select", "GPU107") == []
+    alone = text.replace(start, "")
+    assert where(lint(tmp_path, alone, "--select", "GPU107")) == [("GPU107", 9, 25)]
 
 
 def test_gpu107_container_without_gpus_or_degree_is_ignored(tmp_path):
