@@ -17,6 +17,10 @@ The scheduler reserves a pod's *effective* request: the larger of
 - A classic init container's GPUs count for scheduling even though it ends
   before the app starts: an init container with 4 GPUs in front of an app
   with 1 reserves 4 GPUs for the pod's whole life, three of them idle.
+  In a pod that runs to completion (`restartPolicy: Never` or `OnFailure`)
+  whose app containers use no GPU, the init container is likely the pod's GPU
+  work (a GPU check before a completion marker), and how long the reservation
+  lasts depends on the app: a note.
 
 ## Failing example
 ```yaml
@@ -126,6 +130,20 @@ def _message(pod: PodSpec, container: Container, name: str) -> str:
     )
 
 
+def _own_work(pod: PodSpec, container: Container, name: str) -> bool:
+    """A GPU check or job done by the init container of a pod that runs to completion, whose
+    app containers use no GPU: the pod's life is then as long as those app containers run,
+    which the files do not say (a completion marker takes a second, a CPU job hours)."""
+    return (
+        not container.is_sidecar
+        and _regular_sum(pod, name) == 0
+        and pod.spec.get("restartPolicy") in _RUNS_TO_COMPLETION
+    )
+
+
+_RUNS_TO_COMPLETION = ("Never", "OnFailure")
+
+
 @rule.resource_check
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for pod in resource.pod_specs:
@@ -143,4 +161,5 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                     _path(container, name),
                     _message(pod, container, name),
                     container=container.name,
+                    severity=Severity.NOTE if _own_work(pod, container, name) else None,
                 )

@@ -284,6 +284,22 @@ def test_gpu105_an_init_container_within_the_apps_gpus_reserves_nothing_more(tmp
     assert "max(init, app containers) = 3 nvidia.com/gpu" in found[0]["message"]
 
 
+def test_gpu105_a_gpu_check_before_an_app_without_gpus_in_a_job_is_a_note(tmp_path):
+    # AIBrix's GPU precheck: nvidia-smi in an init container, then an app that exits at once.
+    text = pod(
+        "    - name: done\n      image: busybox:1.36\n      command: [sh, -c, exit 0]\n",
+        "  restartPolicy: Never\n  initContainers:\n    - name: check\n      image: x:1\n"
+        "      resources:\n        limits:\n          nvidia.com/gpu: 1\n",
+    )
+    found = lint(tmp_path, text, "--select", "GPU105")
+    assert [(*w, f["severity"]) for w, f in zip(where(found), found, strict=True)] == [
+        ("GPU105", 12, 11, "note")
+    ]
+    # A pod that keeps running holds the GPU for good while its app uses none.
+    found = lint(tmp_path, text.replace("Never", "Always"), "--select", "GPU105")
+    assert [f["severity"] for f in found] == ["warning"]
+
+
 def test_gpu105_app_containers_alone_pass(tmp_path):
     text = pod(
         "    - name: a\n      image: x:1\n      resources:\n        limits:\n"
