@@ -8,7 +8,9 @@ GPUs (NCCL and RDMA tests, 8-GPU training workers): there is no other pod's GPU
 to see. A whole node is the cluster profile's largest GPU node
 (`max-gpus-per-node`, or the Nodes of the run) or, where the run does not say,
 8 whole GPUs (`nvidia.com/gpu`, `amd.com/gpu`): the HGX and DGX baseboards of
-nearly every multi-GPU server carry 8.
+nearly every multi-GPU server carry 8. A pod that claims the channel of a
+ComputeDomain of the run runs on a Multi-Node NVLink system (GB200 or GB300
+NVL72), whose nodes (compute trays) carry 4.
 
 ## Why it matters
 A privileged container gets every device of the node, "by design of the
@@ -64,6 +66,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from gpulint.model.gpu.holding import joins_compute_domain
 from gpulint.model.gpu.infra import is_infra_container, is_infra_pod
 from gpulint.rules.api import Context, PodSpec, Report, Resource, Rule, Severity, mentions
 
@@ -79,13 +82,18 @@ rule = Rule(
 
 
 WHOLE_NODE = 8  # GPUs of an HGX/DGX baseboard, where the run does not say
+# GPUs of a Multi-Node NVLink compute tray, the only nodes a ComputeDomain is allocated on
+# (NVIDIA DRA driver docs, "ComputeDomains": GB200/GB300 NVL72; a GB200 NVL72 node holds 4).
+MNNVL_NODE = 4
 _WHOLE_GPUS = ("nvidia.com/gpu", "amd.com/gpu")
 
 
 def _holds_whole_node(pod: PodSpec, ctx: Context) -> bool:
     whole = max(pod.effective_gpus.get(name, 0) for name in _WHOLE_GPUS)
     most = ctx.profile.max_gpus_per_node
-    return whole >= (most if most is not None else WHOLE_NODE)
+    if most is None:
+        most = MNNVL_NODE if joins_compute_domain(pod, ctx.profile) else WHOLE_NODE
+    return whole >= most
 
 
 @rule.resource_check

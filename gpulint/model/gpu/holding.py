@@ -66,6 +66,18 @@ def _claim(
     return None
 
 
+def joins_compute_domain(pod: PodSpec, profile: ClusterProfile) -> bool:
+    """Whether the pod claims the channel of a ComputeDomain of the run (the template such a
+    domain makes): it then runs on a Multi-Node NVLink system's node."""
+    namespace = pod.resource.namespace
+    for entry in pod_claims(pod):
+        reference = entry.reference
+        claim = _claim(profile, *reference, namespace) if reference is not None else None
+        if claim is not None and claim.generated:
+            return True
+    return False
+
+
 def _claimed(container: Container, profile: ClusterProfile) -> dict[ClaimKey, int | None]:
     entries = {c.name: c for c in pod_claims(container.pod)}
     namespace = container.pod.resource.namespace

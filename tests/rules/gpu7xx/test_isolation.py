@@ -130,6 +130,23 @@ def test_gpu703_a_pod_that_holds_a_whole_node_sees_nothing_extra(tmp_path):
     assert lint_with(tmp_path, config, part, "--select", "GPU703") == []
 
 
+def test_gpu703_four_gpus_are_a_whole_node_where_the_pod_joins_a_compute_domain(tmp_path):
+    # A ComputeDomain is allocated only on Multi-Node NVLink trays (GB200/GB300 NVL72: 4 GPUs).
+    privileged = "      securityContext:\n        privileged: true\n"
+    claims = "  resourceClaims:\n    - name: channel\n      resourceClaimTemplateName: cd-channel\n"
+    domain = (
+        "apiVersion: resource.nvidia.com/v1beta1\nkind: ComputeDomain\nmetadata:\n"
+        "  name: cd\nspec:\n  numNodes: 2\n  channel:\n    resourceClaimTemplate:\n"
+        "      name: cd-channel\n---\n"
+    )
+    tray = _pod(_container("nccl", gpus=4, extra=privileged), spec=claims)
+    assert lint(tmp_path, domain + tray, "--select", "GPU703") == []
+    # Without the domain in the run the template is someone else's: 8 stays the whole node.
+    assert where(lint(tmp_path, tray, "--select", "GPU703")) == [("GPU703", 13, 9)]
+    other = domain.replace("name: cd-channel", "name: other")
+    assert where(lint(tmp_path, other + tray, "--select", "GPU703")) == [("GPU703", 23, 9)]
+
+
 def test_gpu703_not_without_gpus_nor_for_infrastructure(tmp_path):
     privileged = "      securityContext:\n        privileged: true\n"
     text = _pod(_container("a", extra=privileged))
