@@ -130,6 +130,9 @@ def _message(pod: PodSpec, container: Container, name: str) -> str:
     )
 
 
+_RUNS_TO_COMPLETION = ("Never", "OnFailure")
+
+
 def _own_work(pod: PodSpec, container: Container, name: str) -> bool:
     """A GPU check or job done by the init container of a pod that runs to completion, whose
     app containers use no GPU: the pod's life is then as long as those app containers run,
@@ -139,9 +142,6 @@ def _own_work(pod: PodSpec, container: Container, name: str) -> bool:
         and _regular_sum(pod, name) == 0
         and pod.spec.get("restartPolicy") in _RUNS_TO_COMPLETION
     )
-
-
-_RUNS_TO_COMPLETION = ("Never", "OnFailure")
 
 
 @rule.resource_check
