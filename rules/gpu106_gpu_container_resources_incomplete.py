@@ -17,7 +17,9 @@ pods whose GPU images are loaded by hand into a development cluster (all
 know (a part the operator completes, which may set the resources). **Burstable** pods (a
 cpu or memory limit missing, or unequal to its request) are reported as notes only with
 the option `burstable: true`. For a KServe `InferenceService`, whose webhook fills a cpu or
-memory left out entirely with equal default request and limit, nothing is BestEffort.
+memory left out entirely with equal default request and limit, nothing is BestEffort; nor
+is a Knative `Service`'s pod, to which Knative Serving adds a `queue-proxy` sidecar that
+requests CPU (25m by default): it is Burstable.
 
 Whatever the pod is for: a training job that scales on CPU or memory utilization (a
 PyTorchJob's `elasticPolicy.metrics`) while its GPU containers request none of that
@@ -164,9 +166,24 @@ DEFAULTED_BY_CONTROLLER = {
 }
 
 
+# Kinds whose pods a controller gives a container with a CPU request of its own: Knative
+# Serving adds its queue-proxy sidecar to every revision's pod, requesting 25m of CPU unless
+# `config-deployment` sets another (Knative docs, "Configure Deployment resources"), so the
+# pod is Burstable whatever its own containers set.
+GIVEN_A_REQUESTING_SIDECAR = {
+    ("serving.knative.dev", "Service"),
+    ("serving.knative.dev", "Configuration"),
+    ("serving.knative.dev", "Revision"),
+}
+
+
 def _defaulted(resource: Resource) -> bool:
     group = api_group(resource.api_version)
     return (group, resource.kind) in DEFAULTED_BY_CONTROLLER
+
+
+def _given_a_sidecar(resource: Resource) -> bool:
+    return (api_group(resource.api_version), resource.kind) in GIVEN_A_REQUESTING_SIDECAR
 
 
 def _problems(container: Container, defaulted: bool) -> tuple[list[str], list[str]]:
@@ -226,7 +243,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             continue  # nothing to evict or starve that matters; a development cluster
         if purpose is Purpose.BATCH and not ctx.option(rule, "batch"):
             continue
-        best_effort = not defaulted and _best_effort(pod)
+        best_effort = not defaulted and not _given_a_sidecar(resource) and _best_effort(pod)
         if best_effort:
             yield from _best_effort_report(resource, pod, purpose)
         elif ctx.option(rule, "burstable"):

@@ -225,6 +225,37 @@ def test_kserve_fills_what_is_left_out_so_only_a_half_set_pair_is_burstable(tmp_
     assert "has no cpu limit;" in found[0]["message"]
 
 
+def test_a_knative_service_is_burstable_through_its_queue_proxy(tmp_path):
+    # Knative adds a queue-proxy sidecar requesting 25m of CPU: the pod is not BestEffort.
+    text = """\
+        apiVersion: serving.knative.dev/v1
+        kind: Service
+        metadata:
+          name: llm
+        spec:
+          template:
+            spec:
+              containers:
+                - name: vllm
+                  image: vllm/vllm-openai:v0.6.3
+                  ports:
+                    - containerPort: 8000
+                  resources:
+                    limits:
+                      nvidia.com/gpu: 1
+        """
+    assert lint(tmp_path, text, "--select", "GPU106") == []
+    found = lint_with(tmp_path, BURSTABLE_TOO, text, "--select", "GPU106")
+    assert where(found) == [("GPU106", 14, 13)]
+    assert found[0]["severity"] == "note"
+    assert "has no cpu request, cpu limit, memory request and memory limit" in found[0]["message"]
+    # The same pod in a Deployment is BestEffort.
+    deployment = text.replace("serving.knative.dev/v1", "apps/v1").replace(
+        "kind: Service", "kind: Deployment"
+    )
+    assert where(lint(tmp_path, deployment, "--select", "GPU106")) == [("GPU106", 14, 13)]
+
+
 _RUNTIME = """\
     apiVersion: trainer.kubeflow.org/v1alpha1
     kind: ClusterTrainingRuntime
