@@ -7,6 +7,9 @@ name a runtime the config defines under the CRI plugin its `version` reads
 `io.containerd.cri.v1.runtime` for version 3, containerd 2.x), and an NVIDIA
 runtime (`nvidia...`, or `BinaryName` `nvidia-container-runtime`) must not sit
 only under the other version's section, where containerd never looks.
+A config without `version` is version 1, as containerd reads it; a file that
+holds only `plugins` tables (a drop-in or a snippet spliced into another
+config) is read for the version its CRI plugin name is written for.
 
 ## Why it matters
 "nvidia-container-runtime not set" and "a missing

@@ -11,6 +11,12 @@ path); the default at ``plugins.<cri>.containerd.default_runtime_name``.
 
 A config is a TOML file of its own or TOML text inside a YAML document (a ConfigMap,
 cloud-init ``write_files``): ``configs_in`` finds the latter by content.
+
+A file that holds nothing but ``plugins`` tables and no ``version`` is a fragment: a
+drop-in a config ``imports``, or a snippet an image builder splices into its own
+``version = 2`` config.toml. Its version is not established by the run; it is read as
+the version its CRI plugin's name is written for (``io.containerd.grpc.v1.cri``: 2),
+not as containerd's default for a whole config (1), which would ignore every table.
 """
 
 from __future__ import annotations
@@ -111,7 +117,7 @@ def is_containerd(data: Any) -> bool:
 def view(data: Any) -> ContainerdConfig | None:
     if not is_containerd(data):
         return None
-    version = data.get("version", 1)
+    version = data.get("version", _unversioned(data))
     if type(version) is not int or version not in PLUGIN_BY_VERSION:
         return None  # containerd refuses it; not this view's business
     plugin = PLUGIN_BY_VERSION[version]
@@ -136,6 +142,16 @@ def view(data: Any) -> ContainerdConfig | None:
         default if isinstance(default, str) else None,
         cdi if isinstance(cdi, bool) else None,
     )
+
+
+def _unversioned(data: dict) -> int:
+    """The version of a config that names none: containerd's default (1) for a whole
+    config; for a fragment (only ``plugins``), the version its CRI plugin names are for."""
+    plugins = data["plugins"]
+    if set(data) != {"plugins"} or PLUGIN_BY_VERSION[1] in plugins:
+        return 1
+    written_for = [v for v, name in PLUGIN_BY_VERSION.items() if name in plugins]
+    return max(written_for, default=1)
 
 
 def _runtimes(plugins: dict, plugin: str) -> dict[str, Runtime]:

@@ -131,6 +131,20 @@ def test_version_1_and_built_in_runc_default_are_silent(tmp_path):
     assert toml(tmp_path, text, "--select", "GPU311") == []
 
 
+def test_a_fragment_of_plugin_tables_is_not_judged_as_version_1(tmp_path):
+    text = f"""\
+    [{V2}.runtimes.nvidia]
+      runtime_type = "io.containerd.runc.v2"
+    [{V2}.runtimes.nvidia.options]
+      BinaryName = "/usr/bin/nvidia-container-runtime"
+    """
+    assert toml(tmp_path, text, "--select", "GPU311") == []
+    whole = 'root = "/var/lib/containerd"\n' + text
+    found = toml(tmp_path, whole, "--select", "GPU311")
+    assert where(found) == [("GPU311", 2, 62)]
+    assert "(version 1)" in found[0]["message"]
+
+
 # --- GPU313 containerd-runtime-binary-invalid -----------------------------------------------------
 
 

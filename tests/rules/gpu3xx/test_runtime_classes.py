@@ -157,6 +157,29 @@ def test_operator_toolkit_adds_the_nvidia_runtimes(tmp_path):
     assert places(lint_files(tmp_path, files, "GPU316")) == [("rc.yaml", 5, 10)]
 
 
+# A snippet an image builder splices into its own `version = 2` config (voor/kubernetes-gpu).
+FRAGMENT = f"""\
+    [{V2}.runtimes.nvidia]
+        runtime_type = "io.containerd.runc.v2"
+    [{V2}.runtimes.nvidia.options]
+        BinaryName = "/usr/bin/nvidia-container-runtime"
+"""
+
+
+def test_a_fragment_without_a_version_is_read_for_the_version_its_names_are_for(tmp_path):
+    files = {
+        "snippet.toml": FRAGMENT,
+        "rc.yaml": RUNTIME_CLASS.format(name="nvidia", handler="nvidia"),
+    }
+    assert lint_files(tmp_path, files, "GPU316") == []
+    # A whole config (it sets more than plugins) without a version is version 1 to containerd,
+    # which reads only plugins.cri: its runtimes are not there.
+    files["snippet.toml"] = 'root = "/var/lib/containerd"\n' + FRAGMENT
+    found = lint_files(tmp_path, files, "GPU316")
+    assert places(found) == [("rc.yaml", 5, 10)]
+    assert "(runtimes: none)" in found[0][3]
+
+
 def test_without_a_containerd_config_handlers_are_not_judged(tmp_path):
     files = {"rc.yaml": RUNTIME_CLASS.format(name="kata", handler="kata-qemu")}
     assert lint_files(tmp_path, files, "GPU316") == []
