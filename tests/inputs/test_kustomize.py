@@ -160,6 +160,53 @@ def test_a_patched_value_is_reported_in_the_patch(only_wheel_kubectl, overlay):
     assert "rendered with `kubectl kustomize overlay` (origin annotations on)" in rendered
 
 
+_GPU_PATCH = """
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata:
+      name: train
+    spec:
+      template:
+        spec:
+          containers:
+            - name: trainer
+              resources:
+                requests:
+                  nvidia.com/gpu: {gpus}
+"""
+_COMPONENT = (
+    "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+    "patches:\n  - path: patch.yaml\n"
+)
+
+
+def test_a_value_a_component_patches_is_reported_in_its_patch(only_wheel_kubectl, overlay):
+    # The overlay takes a component whose patch sets the GPU request (redhat-cop's
+    # gitops-catalog sets device plugin configs so); a component may take another.
+    _put(
+        overlay,
+        {
+            "overlay/kustomization.yaml": "resources:\n  - ../base\ncomponents:\n  - ../gpus\n",
+            "gpus/kustomization.yaml": _COMPONENT + "components:\n  - ../more\n",
+            "gpus/patch.yaml": _GPU_PATCH.format(gpus=4),
+            "more/kustomization.yaml": _COMPONENT,
+            "more/patch.yaml": _GPU_PATCH.format(gpus=2),
+        },
+    )
+    code, data = _check("overlay")
+    assert data["errors"] == []
+    # gpus/ applies its own patch after the component it takes: its 4 is what renders.
+    assert _where(data) == [("GPU101", "gpus/patch.yaml", 12, 15, "base/deployment.yaml")]
+    # Without a patch of its own, the value is the nested component's.
+    _put(
+        overlay,
+        {"gpus/kustomization.yaml": _COMPONENT.split("patches:")[0] + "components:\n  - ../more\n"},
+    )
+    code, data = _check("overlay")
+    assert data["errors"] == []
+    assert _where(data) == [("GPU101", "more/patch.yaml", 12, 15, "base/deployment.yaml")]
+
+
 def test_documents_of_one_origin_file_are_told_apart_by_name(only_wheel_kubectl, tmp_path):
     serve = DEPLOYMENT.replace("name: train", "name: serve").replace("gpu: 1", "gpu: 2")
     _put(

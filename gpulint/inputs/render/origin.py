@@ -142,7 +142,8 @@ class OriginMapper:
         return Location(display_path(found), 1, 1, 1, 1) if found else location
 
     def _patch_files(self) -> list[str]:
-        """The strategic-merge patch files of the folder and the local bases it builds on."""
+        """The strategic-merge patch files of the folder, its components and the local bases
+        it builds on."""
         if self._patches is None:
             self._patches = _patches_of(self.folder, set()) if self.folder else []
         return self._patches
@@ -276,9 +277,17 @@ def _patches_of(folder: str, seen: set[str]) -> list[str]:
     for entry in spec.get("patchesStrategicMerge") or []:
         if isinstance(entry, str) and "\n" not in entry:
             found.append(os.path.join(folder, entry))
-    for entry in spec.get("resources") or []:
+    # Checked in the reverse of the order kustomize applies them, the last writer first:
+    # the folder's own patches, then its components' (the later one first), then what its
+    # resources and bases build on.
+    components = [e for e in spec.get("components") or [] if isinstance(e, str)]
+    for entry in [
+        *reversed(components),
+        *(spec.get("resources") or []),
+        *(spec.get("bases") or []),
+    ]:
         if isinstance(entry, str) and "://" not in entry:
             sub = os.path.join(folder, entry)
             if os.path.isdir(sub):
                 found.extend(_patches_of(sub, seen))
-    return [f for f in found if os.path.isfile(f)]
+    return [os.path.normpath(f) for f in found if os.path.isfile(f)]
