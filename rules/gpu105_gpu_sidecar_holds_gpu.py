@@ -17,8 +17,9 @@ The scheduler reserves a pod's *effective* request: the larger of
 - A classic init container's GPUs count for scheduling even though it ends
   before the app starts: an init container with 4 GPUs in front of an app
   with 1 reserves 4 GPUs for the pod's whole life, three of them idle.
-  In a pod that runs to completion (`restartPolicy: Never` or `OnFailure`)
-  whose app containers use no GPU, the init container is likely the pod's GPU
+  In a pod that runs to completion (`restartPolicy: Never` or `OnFailure`, or
+  none in a pod template of a kind gpulint does not know, which its operator
+  completes) whose app containers use no GPU, the init container is likely the pod's GPU
   work (a GPU check before a completion marker), and how long the reservation
   lasts depends on the app: a note.
 
@@ -133,15 +134,16 @@ def _message(pod: PodSpec, container: Container, name: str) -> str:
 _RUNS_TO_COMPLETION = ("Never", "OnFailure")
 
 
-def _own_work(pod: PodSpec, container: Container, name: str) -> bool:
-    """A GPU check or job done by the init container of a pod that runs to completion, whose
-    app containers use no GPU: the pod's life is then as long as those app containers run,
-    which the files do not say (a completion marker takes a second, a CPU job hours)."""
-    return (
-        not container.is_sidecar
-        and _regular_sum(pod, name) == 0
-        and pod.spec.get("restartPolicy") in _RUNS_TO_COMPLETION
-    )
+def _own_work(resource: Resource, pod: PodSpec, container: Container, name: str) -> bool:
+    """A GPU check or job done by the init container of a pod that may run to completion,
+    whose app containers use no GPU: the pod's life is then as long as those app containers
+    run, which the files do not say (a completion marker takes a second, a CPU job hours).
+    A pod template found by its shape in a kind gpulint does not know, with no restart
+    policy, is completed by its operator, which may run it to completion."""
+    if container.is_sidecar or _regular_sum(pod, name) != 0:
+        return False
+    policy = pod.spec.get("restartPolicy")
+    return policy in _RUNS_TO_COMPLETION or (policy is None and resource.generic)
 
 
 @rule.resource_check
@@ -157,9 +159,16 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
                     pod, name
                 ):
                     continue  # within what the app holds: nothing is reserved beyond it
+                own = _own_work(resource, pod, container, name)
+                message = _message(pod, container, name)
+                if own:
+                    message += (
+                        "; the pod may run to completion, so how long depends on how long "
+                        "they run (a GPU check before a completion marker costs little)"
+                    )
                 yield Report(
                     _path(container, name),
-                    _message(pod, container, name),
+                    message,
                     container=container.name,
-                    severity=Severity.NOTE if _own_work(pod, container, name) else None,
+                    severity=Severity.NOTE if own else None,
                 )

@@ -300,6 +300,37 @@ def test_gpu105_a_gpu_check_before_an_app_without_gpus_in_a_job_is_a_note(tmp_pa
     assert [f["severity"] for f in found] == ["warning"]
 
 
+def test_gpu105_an_operators_pod_template_without_a_restart_policy_may_run_to_completion(
+    tmp_path,
+):
+    # AIBrix's ModelWarmup (mode: Once): the operator makes the pod; the files do not say
+    # whether it keeps running.
+    text = """\
+apiVersion: model.aibrix.ai/v1alpha1
+kind: ModelWarmup
+metadata:
+  name: precheck
+spec:
+  mode: Once
+  custom:
+    initContainers:
+      - name: check-gpu
+        image: nvidia/cuda:12.4.1-base-ubuntu22.04
+        command: [nvidia-smi]
+        resources:
+          limits:
+            nvidia.com/gpu: 1
+    containers:
+      - name: done
+        image: busybox:1.36
+        command: [sh, -c, exit 0]
+"""
+    found = lint(tmp_path, text, "--select", "GPU105")
+    assert [(*w, f["severity"]) for w, f in zip(where(found), found, strict=True)] == [
+        ("GPU105", 14, 13, "note")
+    ]
+
+
 def test_gpu105_app_containers_alone_pass(tmp_path):
     text = pod(
         "    - name: a\n      image: x:1\n      resources:\n        limits:\n"
