@@ -207,6 +207,97 @@ def test_a_value_a_component_patches_is_reported_in_its_patch(only_wheel_kubectl
     assert _where(data) == [("GPU101", "more/patch.yaml", 12, 15, "base/deployment.yaml")]
 
 
+def test_a_device_plugin_config_a_component_patches_is_reported_in_its_patch(
+    only_wheel_kubectl, tmp_path, monkeypatch
+):
+    # redhat-cop's gitops-catalog: the base ConfigMap is empty, a component's patch writes
+    # the time-slicing config; the finding was placed on the base's `data: {}` (5:1).
+    monkeypatch.chdir(tmp_path)
+    _put(
+        tmp_path,
+        {
+            "base/kustomization.yaml": "resources:\n  - cm.yaml\n",
+            "base/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+            "  name: device-plugin-config\ndata: {}\n",
+            "components/ts/kustomization.yaml": """
+                apiVersion: kustomize.config.k8s.io/v1alpha1
+                kind: Component
+                patches:
+                  - path: patch.yaml
+                    target:
+                      kind: ConfigMap
+                      name: device-plugin-config
+            """,
+            "components/ts/patch.yaml": """
+                apiVersion: v1
+                kind: ConfigMap
+                metadata:
+                  name: device-plugin-config
+                data:
+                  bad: |-
+                    version: v1
+                    sharing:
+                      timeSlicing:
+                        resources:
+                          - name: nvidia.com/gpu
+                            replicas: 1
+            """,
+            "overlay/kustomization.yaml": """
+                resources:
+                  - ../base
+                components:
+                  - ../components/ts
+            """,
+        },
+    )
+    for scanned in ("overlay", "."):
+        result = run_cli("check", "--format", "json", "--select", "GPU404", scanned)
+        data = json.loads(result.output)
+        assert data["errors"] == []
+        assert _where(data) == [("GPU404", "components/ts/patch.yaml", 6, 3, "base/cm.yaml")]
+
+
+def test_fix_leaves_a_node_a_component_patch_changed(only_wheel_kubectl, overlay):
+    _put(
+        overlay,
+        {
+            "overlay/kustomization.yaml": "resources:\n  - ../base\ncomponents:\n  - ../gpus\n",
+            "gpus/kustomization.yaml": _COMPONENT,
+            "gpus/patch.yaml": _GPU_PATCH.format(gpus=4),
+        },
+    )
+    before = {p: (overlay / p).read_text() for p in ("base/deployment.yaml", "gpus/patch.yaml")}
+    code, data = _check("overlay")
+    (finding,) = data["findings"]
+    assert finding["fix"]["reason"].startswith("built by Kustomize: a patch or transformer")
+    run_cli("check", "overlay", "--select", "GPU101", "--fix")
+    assert {p: (overlay / p).read_text() for p in before} == before
+
+
+def test_a_component_is_found_from_the_real_place_of_a_linked_base(
+    only_wheel_kubectl, tmp_path, monkeypatch
+):
+    # kustomize reads `../gpus` of a base reached through a link from the base's real
+    # folder (real/gpus), not from where the link sits (gpus, which does not exist).
+    _put(
+        tmp_path,
+        {
+            "real/base/kustomization.yaml": "resources:\n  - deployment.yaml\n"
+            "components:\n  - ../gpus\n",
+            "real/base/deployment.yaml": DEPLOYMENT,
+            "real/gpus/kustomization.yaml": _COMPONENT,
+            "real/gpus/patch.yaml": _GPU_PATCH.format(gpus=4),
+            "overlay/kustomization.yaml": "resources:\n  - ../linked\n",
+        },
+    )
+    (tmp_path / "linked").symlink_to(tmp_path / "real/base", target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    code, data = _check("overlay", "--follow-symlinks")
+    assert data["errors"] == []
+    # (the origin annotation names the base where the link sits)
+    assert _where(data) == [("GPU101", "real/gpus/patch.yaml", 12, 15, "linked/deployment.yaml")]
+
+
 def test_documents_of_one_origin_file_are_told_apart_by_name(only_wheel_kubectl, tmp_path):
     serve = DEPLOYMENT.replace("name: train", "name: serve").replace("gpu: 1", "gpu: 2")
     _put(

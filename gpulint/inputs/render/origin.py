@@ -16,7 +16,7 @@ from gpulint.core.findings import Location
 from gpulint.core.sources import Source, decode
 from gpulint.inputs.discover import display_path
 from gpulint.inputs.folders import kustomization_file
-from gpulint.inputs.kustomize_refs import load_spec
+from gpulint.inputs.kustomize_refs import is_remote, load_spec
 from gpulint.inputs.tree import inside
 from gpulint.yaml import positions
 from gpulint.yaml.embedded import INSIDE, mapping_in
@@ -264,30 +264,39 @@ def _shared(rendered: Any, origin: Any, path: tuple) -> tuple:
 
 
 def _patches_of(folder: str, seen: set[str]) -> list[str]:
+    """The strategic-merge patch files a build of ``folder`` applies, the last applied
+    first: its own (``patches:``, applied after ``patchesStrategicMerge:``; the later entry
+    first), its components' (the later one first, each with its own components' after its
+    own patches), then those of what its resources and bases build on.
+
+    Followed as kustomize follows them, and as the checks before the build did
+    (``remote.py``, ``links.py``): from each kustomization's real place, local paths only
+    (a remote reference is never read), so every file read here is one those checks passed.
+    """
     real = os.path.realpath(folder)
-    kfile = kustomization_file(folder)
+    kfile = kustomization_file(real)
     if real in seen or kfile is None or len(seen) > 50:
         return []
     seen.add(real)
     spec = load_spec(kfile)
-    found: list[str] = []
-    for entry in spec.get("patches") or []:
-        if isinstance(entry, dict) and isinstance(entry.get("path"), str):
-            found.append(os.path.join(folder, entry["path"]))
-    for entry in spec.get("patchesStrategicMerge") or []:
-        if isinstance(entry, str) and "\n" not in entry:
-            found.append(os.path.join(folder, entry))
-    # Checked in the reverse of the order kustomize applies them, the last writer first:
-    # the folder's own patches, then its components' (the later one first), then what its
-    # resources and bases build on.
-    components = [e for e in spec.get("components") or [] if isinstance(e, str)]
-    for entry in [
-        *reversed(components),
-        *(spec.get("resources") or []),
-        *(spec.get("bases") or []),
-    ]:
-        if isinstance(entry, str) and "://" not in entry:
-            sub = os.path.join(folder, entry)
-            if os.path.isdir(sub):
-                found.extend(_patches_of(sub, seen))
-    return [os.path.normpath(f) for f in found if os.path.isfile(f)]
+    named = [e.get("path") for e in reversed(_list(spec.get("patches"))) if isinstance(e, dict)]
+    named += reversed(_list(spec.get("patchesStrategicMerge")))
+    found = [_local(real, entry) for entry in named if isinstance(entry, str)]
+    components = [e for e in _list(spec.get("components")) if isinstance(e, str)]
+    for entry in [*reversed(components), *_list(spec.get("resources")), *_list(spec.get("bases"))]:
+        sub = _local(real, entry) if isinstance(entry, str) else None
+        if sub is not None and os.path.isdir(sub):
+            found.extend(_patches_of(sub, seen))
+    return [f for f in found if f is not None and os.path.isfile(f)]
+
+
+def _local(folder: str, entry: str) -> str | None:
+    """The local path ``entry`` of the kustomization in ``folder`` names; None for an
+    inline patch or a remote reference (kustomize_refs.refs_of reads entries the same way)."""
+    if not entry or "\n" in entry or is_remote(entry):
+        return None
+    return os.path.normpath(os.path.join(folder, entry))
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
