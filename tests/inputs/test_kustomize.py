@@ -298,6 +298,40 @@ def test_a_component_is_found_from_the_real_place_of_a_linked_base(
     assert _where(data) == [("GPU101", "real/gpus/patch.yaml", 12, 15, "linked/deployment.yaml")]
 
 
+def test_a_value_an_inline_patch_sets_is_reported_inside_it(only_wheel_kubectl, overlay):
+    # A component (taken by another component) patches inline, in its kustomization file.
+    _put(
+        overlay,
+        {
+            "overlay/kustomization.yaml": "resources:\n  - ../base\ncomponents:\n  - ../outer\n",
+            "outer/kustomization.yaml": _COMPONENT.split("patches:")[0]
+            + "components:\n  - ../gpus\n",
+            "gpus/kustomization.yaml": _COMPONENT.split("patches:")[0]
+            + "patches:\n  - patch: |-\n"
+            + textwrap.indent(textwrap.dedent(_GPU_PATCH.format(gpus=4)).strip("\n"), " " * 6)
+            + "\n    target:\n      kind: Deployment\n",
+        },
+    )
+    code, data = _check("overlay")
+    assert data["errors"] == []
+    # line 16 of gpus/kustomization.yaml: `nvidia.com/gpu: 4`, 12 lines into the block
+    assert _where(data) == [("GPU101", "gpus/kustomization.yaml", 16, 21, "base/deployment.yaml")]
+    # The same patch as a string of the overlay's own patchesStrategicMerge.
+    _put(
+        overlay,
+        {
+            "overlay/kustomization.yaml": "resources:\n  - ../base\npatchesStrategicMerge:\n  - |\n"
+            + textwrap.indent(textwrap.dedent(_GPU_PATCH.format(gpus=3)).strip("\n"), " " * 4)
+            + "\n",
+        },
+    )
+    code, data = _check("overlay")
+    assert data["errors"] == []
+    assert _where(data) == [
+        ("GPU101", "overlay/kustomization.yaml", 16, 19, "base/deployment.yaml")
+    ]
+
+
 def test_documents_of_one_origin_file_are_told_apart_by_name(only_wheel_kubectl, tmp_path):
     serve = DEPLOYMENT.replace("name: train", "name: serve").replace("gpu: 1", "gpu: 2")
     _put(

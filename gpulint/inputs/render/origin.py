@@ -23,6 +23,9 @@ from gpulint.yaml.embedded import INSIDE, mapping_in
 from gpulint.yaml.parse import Document, parse
 
 ORIGIN = "config.kubernetes.io/origin"
+# A strategic-merge patch: a file, and () or the path to an inline patch in that file
+# (a kustomization's ``patches: [{patch: ...}]`` or a string of ``patchesStrategicMerge``).
+Patch = tuple[str, tuple]
 
 
 def origin_of(obj: Any) -> dict[str, str]:
@@ -48,7 +51,7 @@ class OriginMapper:
         self.base = base  # the folder origin paths are relative to
         self.folder = folder  # the user's kustomization folder
         self._docs: dict[str, list[Document] | None] = {}
-        self._patches: list[str] | None = None
+        self._patches: list[Patch] | None = None
 
     def __call__(
         self, doc: Document, path: tuple, at: str, location: Location
@@ -126,12 +129,10 @@ class OriginMapper:
         file: str,
         target: Document | None,
     ) -> Location:
-        for patch in self._patch_files():
-            found = self._match(patch, doc.data)
-            translated = _translate(doc.data, found.data, path) if found is not None else None
-            if found is not None and translated is not None and translated[1]:
-                span, _depth = positions.resolve(found.node, translated[0], at, found.source.text)
-                return Location(display_path(patch), *span)
+        for patch, inline in self._patch_files():
+            found = self._in_patch(patch, inline, doc.data, path, at)
+            if found is not None:
+                return found
         if target is not None:
             span, _depth = positions.resolve(target.node, _shared(doc.data, target.data, path))
             return Location(display_path(file), *span)
@@ -141,12 +142,39 @@ class OriginMapper:
         found = kustomization_file(self.folder) if self.folder else None
         return Location(display_path(found), 1, 1, 1, 1) if found else location
 
-    def _patch_files(self) -> list[str]:
-        """The strategic-merge patch files of the folder, its components and the local bases
+    def _patch_files(self) -> list[Patch]:
+        """The strategic-merge patches of the folder, its components and the local bases
         it builds on."""
         if self._patches is None:
             self._patches = _patches_of(self.folder, set()) if self.folder else []
         return self._patches
+
+    def _in_patch(
+        self, file: str, inline: tuple, rendered: Any, path: tuple, at: str
+    ) -> Location | None:
+        """Where the patch (``file``, or the string at ``inline`` in the kustomization
+        ``file``) sets the value at ``path``, if it does."""
+        if not inline:
+            found = self._match(file, rendered)
+            translated = _translate(rendered, found.data, path) if found is not None else None
+            if found is None or translated is None or not translated[1]:
+                return None
+            span, _depth = positions.resolve(found.node, translated[0], at, found.source.text)
+            return Location(display_path(file), *span)
+        docs = self._load(file)
+        kustomization = docs[0] if docs else None
+        text = _at(kustomization.data, inline) if kustomization is not None else None
+        patch = mapping_in(text) if isinstance(text, str) else None
+        if kustomization is None or patch is None or not isinstance(rendered, dict):
+            return None
+        if patch.get("kind") != rendered.get("kind"):
+            return None
+        translated = _translate(rendered, patch, path)
+        if translated is None or not translated[1]:
+            return None
+        steps = (*inline, INSIDE, *translated[0])
+        span, _depth = positions.resolve(kustomization.node, steps, at, kustomization.source.text)
+        return Location(display_path(file), *span)
 
     def _match(self, file: str, rendered: Any) -> Document | None:
         docs = self._load(file)
@@ -263,9 +291,9 @@ def _shared(rendered: Any, origin: Any, path: tuple) -> tuple:
     return tuple(steps)
 
 
-def _patches_of(folder: str, seen: set[str]) -> list[str]:
-    """The strategic-merge patch files a build of ``folder`` applies, the last applied
-    first: its own (``patches:``, applied after ``patchesStrategicMerge:``; the later entry
+def _patches_of(folder: str, seen: set[str]) -> list[Patch]:
+    """The strategic-merge patches a build of ``folder`` applies, the last applied first:
+    its own (``patches:``, applied after ``patchesStrategicMerge:``; the later entry
     first), its components' (the later one first, each with its own components' after its
     own patches), then those of what its resources and bases build on.
 
@@ -279,15 +307,28 @@ def _patches_of(folder: str, seen: set[str]) -> list[str]:
         return []
     seen.add(real)
     spec = load_spec(kfile)
-    named = [e.get("path") for e in reversed(_list(spec.get("patches"))) if isinstance(e, dict)]
-    named += reversed(_list(spec.get("patchesStrategicMerge")))
-    found = [_local(real, entry) for entry in named if isinstance(entry, str)]
+    found: list[Patch] = []
+    for i, entry in reversed(list(enumerate(_list(spec.get("patches"))))):
+        if isinstance(entry, dict) and isinstance(entry.get("patch"), str):
+            found.append((kfile, ("patches", i, "patch")))
+        elif isinstance(entry, dict) and isinstance(entry.get("path"), str):
+            found.extend(_patch_file(real, entry["path"]))
+    for i, entry in reversed(list(enumerate(_list(spec.get("patchesStrategicMerge"))))):
+        if isinstance(entry, str) and "\n" in entry:
+            found.append((kfile, ("patchesStrategicMerge", i)))
+        elif isinstance(entry, str):
+            found.extend(_patch_file(real, entry))
     components = [e for e in _list(spec.get("components")) if isinstance(e, str)]
     for entry in [*reversed(components), *_list(spec.get("resources")), *_list(spec.get("bases"))]:
         sub = _local(real, entry) if isinstance(entry, str) else None
         if sub is not None and os.path.isdir(sub):
             found.extend(_patches_of(sub, seen))
-    return [f for f in found if f is not None and os.path.isfile(f)]
+    return found
+
+
+def _patch_file(folder: str, entry: str) -> list[Patch]:
+    path = _local(folder, entry)
+    return [(path, ())] if path is not None and os.path.isfile(path) else []
 
 
 def _local(folder: str, entry: str) -> str | None:
@@ -296,6 +337,17 @@ def _local(folder: str, entry: str) -> str | None:
     if not entry or "\n" in entry or is_remote(entry):
         return None
     return os.path.normpath(os.path.join(folder, entry))
+
+
+def _at(data: Any, steps: tuple) -> Any:
+    for step in steps:
+        if isinstance(step, int) and isinstance(data, list) and 0 <= step < len(data):
+            data = data[step]
+        elif isinstance(step, str) and isinstance(data, dict):
+            data = data.get(step)
+        else:
+            return None
+    return data
 
 
 def _list(value: Any) -> list:
