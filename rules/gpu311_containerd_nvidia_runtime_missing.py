@@ -7,9 +7,12 @@ name a runtime the config defines under the CRI plugin its `version` reads
 `io.containerd.cri.v1.runtime` for version 3, containerd 2.x), and an NVIDIA
 runtime (`nvidia...`, or `BinaryName` `nvidia-container-runtime`) must not sit
 only under the other version's section, where containerd never looks.
-A config without `version` is version 1, as containerd reads it; a file that
-holds only `plugins` tables (a drop-in or a snippet spliced into another
-config) is read for the version its CRI plugin name is written for.
+A config without `version` is version 1, as containerd reads it. A file that
+holds only `plugins` tables and no `version` (a drop-in, or a snippet spliced
+into another config) and a config that `imports` others are not the whole
+config containerd reads (an imported file replaces whole plugin sections,
+containerd/containerd#5837): they are not judged, since the default runtime
+or the NVIDIA runtime may be set where the run cannot see.
 
 ## Why it matters
 "nvidia-container-runtime not set" and "a missing
@@ -91,6 +94,8 @@ def check_document(doc: Document, ctx: Context) -> Iterator[Report]:
 
 def _reports(found: containerd.FoundContainerd) -> Iterator[Report]:
     config = found.config
+    if not config.whole:
+        return  # a fragment, or imports: what it leaves out may be set elsewhere
     section = containerd.quoted(config.plugin) + ".containerd.runtimes"
     default = config.default
     reported_default = False

@@ -2,13 +2,16 @@
 ## What it checks
 Across every file of one run: a containerd 1.x config (`version` 1 or 2) that
 defines an NVIDIA runtime but whose `default_runtime_name` is another runtime
-(or unset: `runc`), while GPU workloads of the run request `nvidia.com/`
+(or unset in a whole config: `runc`), while GPU workloads of the run request `nvidia.com/`
 resources and set no `runtimeClassName`. It stays silent when the config
 enables CDI (`enable_cdi = true`), and when the run deploys the GPU Operator
 with its container toolkit (the toolkit rewrites the config on the node), and
 when every device-list strategy the run gives the device plugin is a CDI one
 (the plugin then sets no `NVIDIA_VISIBLE_DEVICES`; GPU317 judges containerd's
-CDI setting instead). GPU
+CDI setting instead). A file of `plugins` tables without a
+`version` (a drop-in or a snippet spliced into another config) is reported
+only for a default it sets itself; a config that `imports` others is not
+judged, since an imported file may replace its CRI section. GPU
 Operator values or a ClusterPolicy whose `toolkit.env` sets
 `CONTAINERD_SET_AS_DEFAULT` (or `RUNTIME_SET_AS_DEFAULT`) to `false` with
 `cdi.enabled: false` are reported the same way.
@@ -202,6 +205,8 @@ def _config(found: containerd.FoundContainerd, anchor) -> Config | None:
     config = found.config
     if config.version > 2 or config.enable_cdi is True:
         return None  # containerd 2.x, or CDI: devices may come without the NVIDIA runtime
+    if config.imports or config.implied and not config.default:
+        return None  # the default may be set where the run cannot see
     nvidia = [r for r in config.runtimes.values() if r.is_nvidia]
     default = config.default or "runc"
     if not nvidia or default in config.runtimes and config.runtimes[default].is_nvidia:

@@ -1,6 +1,8 @@
 """
 ## What it checks
-Across every file of one run, when the run holds a containerd config: each
+Across every file of one run, when the run holds a whole containerd config
+(not only fragments of `plugins` tables without a `version`, nor a config that
+`imports` files the run may not hold): each
 RuntimeClass's `handler` must be a runtime one of those configs defines
 (`plugins."<CRI plugin>".containerd.runtimes.<handler>`). `runc` (containerd's
 built-in default) is never reported, nor are `nvidia`, `nvidia-cdi` and
@@ -90,6 +92,13 @@ class Runtimes:
     """The runtimes a containerd config of the run defines."""
 
     names: tuple[str, ...]
+    whole: bool  # not a fragment, and imports nothing
+    imports: bool  # merges files the run may not hold
+
+
+def _runtimes(found: containerd.FoundContainerd) -> Runtimes:
+    config = found.config
+    return Runtimes(tuple(config.runtimes), config.whole, bool(config.imports))
 
 
 @record(frozen=True, slots=True)
@@ -108,9 +117,7 @@ class Handler:
 
 @rule.collector
 def collect(resource: Resource, ctx: Context) -> list:
-    found: list = [
-        Runtimes(tuple(c.config.runtimes)) for c in containerd.resource_configs(resource)
-    ]
+    found: list = [_runtimes(c) for c in containerd.resource_configs(resource)]
     if runtime_classes.toolkit_managed_resource(resource):
         found.append(Toolkit())
     view = runtime_classes.runtime_class(resource)
@@ -123,7 +130,7 @@ def collect(resource: Resource, ctx: Context) -> list:
 
 @rule.document_collector
 def collect_document(doc: Document, ctx: Context) -> list:
-    found: list = [Runtimes(tuple(c.config.runtimes)) for c in containerd.document_configs(doc)]
+    found: list = [_runtimes(c) for c in containerd.document_configs(doc)]
     if runtime_classes.toolkit_managed_document(doc.data, recognise.values_for(ctx.settings)):
         found.append(Toolkit())
     return found
@@ -132,8 +139,8 @@ def collect_document(doc: Document, ctx: Context) -> list:
 @rule.finalizer
 def finalize(found: list, ctx: Context) -> Iterator[Report]:
     configs = [f for f in found if isinstance(f, Runtimes)]
-    if not configs:
-        return
+    if not any(f.whole for f in configs) or any(f.imports for f in configs):
+        return  # the runtimes containerd reads are not all in the run
     defined = sorted({name for f in configs for name in f.names})
     known = set(defined) | {"runc"}
     if any(isinstance(f, Toolkit) for f in found):

@@ -15,8 +15,12 @@ cloud-init ``write_files``): ``configs_in`` finds the latter by content.
 A file that holds nothing but ``plugins`` tables and no ``version`` is a fragment: a
 drop-in a config ``imports``, or a snippet an image builder splices into its own
 ``version = 2`` config.toml. Its version is not established by the run; it is read as
-the version its CRI plugin's name is written for (``io.containerd.grpc.v1.cri``: 2),
-not as containerd's default for a whole config (1), which would ignore every table.
+the version its one CRI plugin name is written for (``cri``: 1,
+``io.containerd.grpc.v1.cri``: 2, ``io.containerd.cri.v1.runtime``: 3), not as
+containerd's default for a whole config (1), which would ignore every table; a fragment
+naming several is not read. A fragment, like a config that ``imports`` others, is not
+the whole config: what it leaves out (a default runtime, a runtime a RuntimeClass
+names) may be set where the run cannot see, so rules judge only what it says.
 """
 
 from __future__ import annotations
@@ -87,6 +91,13 @@ class ContainerdConfig:
     misplaced: dict[str, Runtime]  # runtimes under another version's plugin section
     default: str | None
     enable_cdi: bool | None
+    implied: bool = False  # no version line: a fragment, read for its plugin names' version
+    imports: tuple[str, ...] = ()  # other files containerd merges into this one
+
+    @property
+    def whole(self) -> bool:
+        """Everything containerd reads is here: not a fragment, and it imports nothing."""
+        return not self.implied and not self.imports
 
     @property
     def containerd_path(self) -> tuple:
@@ -117,7 +128,8 @@ def is_containerd(data: Any) -> bool:
 def view(data: Any) -> ContainerdConfig | None:
     if not is_containerd(data):
         return None
-    version = data.get("version", _unversioned(data))
+    implied = "version" not in data and set(data) == {"plugins"}
+    version = _fragment_version(data["plugins"]) if implied else data.get("version", 1)
     if type(version) is not int or version not in PLUGIN_BY_VERSION:
         return None  # containerd refuses it; not this view's business
     plugin = PLUGIN_BY_VERSION[version]
@@ -134,6 +146,7 @@ def view(data: Any) -> ContainerdConfig | None:
     containerd: dict = inner if isinstance(inner, dict) else {}
     default = containerd.get("default_runtime_name")
     cdi = section.get("enable_cdi")
+    imports = data.get("imports")
     return ContainerdConfig(
         version,
         plugin,
@@ -141,17 +154,16 @@ def view(data: Any) -> ContainerdConfig | None:
         misplaced,
         default if isinstance(default, str) else None,
         cdi if isinstance(cdi, bool) else None,
+        implied,
+        tuple(str(i) for i in imports) if isinstance(imports, list) else (),
     )
 
 
-def _unversioned(data: dict) -> int:
-    """The version of a config that names none: containerd's default (1) for a whole
-    config; for a fragment (only ``plugins``), the version its CRI plugin names are for."""
-    plugins = data["plugins"]
-    if set(data) != {"plugins"} or PLUGIN_BY_VERSION[1] in plugins:
-        return 1
+def _fragment_version(plugins: dict) -> int | None:
+    """The version a fragment's one CRI plugin name is written for; None for none or several
+    (which of them containerd reads is not established)."""
     written_for = [v for v, name in PLUGIN_BY_VERSION.items() if name in plugins]
-    return max(written_for, default=1)
+    return written_for[0] if len(written_for) == 1 else None
 
 
 def _runtimes(plugins: dict, plugin: str) -> dict[str, Runtime]:
@@ -181,7 +193,7 @@ def configs_in(data: Any, label: str) -> Iterator[FoundContainerd]:
     """A TOML document that is a config, or configs in the strings of a YAML document."""
     config = view(data)
     if config is not None:
-        yield FoundContainerd((), f"containerd config (version {config.version})", config)
+        yield FoundContainerd((), f"containerd config ({_version_label(config)})", config)
         return
     for path, text in strings_holding(data, lambda text: MARK in text and "[" in text, _MAX_DEPTH):
         loaded = load(text)
@@ -189,8 +201,14 @@ def configs_in(data: Any, label: str) -> Iterator[FoundContainerd]:
         if config is not None:
             inside = f"{label} {dotted(path)}" if label else dotted(path)
             yield FoundContainerd(
-                path, f"containerd config (version {config.version}) in {inside}", config
+                path, f"containerd config ({_version_label(config)}) in {inside}", config
             )
+
+
+def _version_label(config: ContainerdConfig) -> str:
+    if config.implied:
+        return f"no version line; version {config.version} by its plugin names"
+    return f"version {config.version}"
 
 
 def document_configs(doc: Document) -> Iterator[FoundContainerd]:

@@ -145,6 +145,53 @@ def test_a_fragment_of_plugin_tables_is_not_judged_as_version_1(tmp_path):
     assert "(version 1)" in found[0]["message"]
 
 
+def test_what_a_fragment_or_an_importing_config_leaves_out_is_not_judged(tmp_path):
+    # The default may name a runtime of the config the fragment is spliced into, or of a
+    # file the config imports (an import replaces whole plugin sections).
+    body = f"""\
+    [{V2}]
+      default_runtime_name = "nvidia"
+    [{V2}.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+    """
+    body = textwrap.dedent(body)
+    assert toml(tmp_path, body, "--select", "GPU311") == []
+    importing = 'version = 2\nimports = ["/etc/containerd/conf.d/*.toml"]\n' + body
+    assert toml(tmp_path, importing, "--select", "GPU311") == []
+    assert where(toml(tmp_path, "version = 2\n" + body, "--select", "GPU311")) == [
+        ("GPU311", 3, 26)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "version"),
+    [
+        ('[plugins.cri.containerd]\n  snapshotter = "overlayfs"\n', 1),
+        (f'[{V2}]\n  default_runtime_name = "runc"\n', 2),
+        (f'[{V3}]\n  default_runtime_name = "runc"\n', 3),
+        (f"[{V2}]\n  a = 1\n[{V3}]\n  a = 1\n", None),  # which is read: not established
+        ('[plugins."io.containerd.internal.v1.opt"]\n  path = "/opt"\n', None),
+    ],
+)
+def test_a_fragment_is_read_for_the_version_of_its_one_cri_plugin_name(text, version):
+    config = containerd.view(load(text))
+    assert (config.version if config else None) == version
+    assert config is None or (config.implied and not config.whole)
+    whole = containerd.view(load("version = 2\n" + text))
+    assert whole is not None and whole.whole and not whole.implied
+
+
+def test_a_fragment_is_named_for_its_inferred_version(tmp_path):
+    text = f"""\
+    [{V3}.runtimes.nvidia]
+      runtime_type = "io.containerd.runc.v1"
+      options = {{ BinaryName = "/usr/bin/nvidia-container-runtime" }}
+    """
+    found = toml(tmp_path, text, "--select", "GPU314")
+    assert where(found) == [("GPU314", 2, 18)]
+    assert "(no version line; version 3 by its plugin names)" in found[0]["message"]
+
+
 # --- GPU313 containerd-runtime-binary-invalid -----------------------------------------------------
 
 

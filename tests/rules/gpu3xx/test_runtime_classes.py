@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 
 from tests.helpers import run_cli
 
@@ -80,6 +81,23 @@ def test_default_unset_is_reported_at_the_containerd_section(tmp_path):
     found = lint_files(tmp_path, {"config.toml": text, "job.yaml": job()}, "GPU312")
     assert places(found) == [("config.toml", 2, 38)]
     assert "the default runtime is 'runc'" in found[0][3]
+
+
+def test_a_fragment_is_reported_only_for_a_default_it_sets(tmp_path):
+    # A snippet spliced into another config says nothing of the default it leaves out.
+    files = {"snippet.toml": textwrap.dedent(FRAGMENT), "job.yaml": job()}
+    assert lint_files(tmp_path, files, "GPU312") == []
+    files["snippet.toml"] = f'[{V2}]\n  default_runtime_name = "runc"\n' + files["snippet.toml"]
+    found = lint_files(tmp_path, files, "GPU312")
+    assert places(found) == [("snippet.toml", 2, 26)]
+    assert "(no version line; version 2 by its plugin names)" in found[0][3]
+    # A config that imports others: an imported file may replace its CRI section.
+    importing = CONFIG.format(default="runc").replace(
+        "version = 2\n", 'version = 2\nimports = ["/etc/containerd/conf.d/*.toml"]\n'
+    )
+    other = tmp_path / "importing"
+    other.mkdir()
+    assert lint_files(other, {"config.toml": importing, "job.yaml": job()}, "GPU312") == []
 
 
 def test_gpu312_silent_cases(tmp_path):
@@ -178,6 +196,26 @@ def test_a_fragment_without_a_version_is_read_for_the_version_its_names_are_for(
     found = lint_files(tmp_path, files, "GPU316")
     assert places(found) == [("rc.yaml", 5, 10)]
     assert "(runtimes: none)" in found[0][3]
+
+
+def test_handlers_are_judged_only_against_a_whole_config_that_imports_nothing(tmp_path):
+    kata = RUNTIME_CLASS.format(name="kata", handler="kata-qemu")
+    assert lint_files(tmp_path, {"snippet.toml": FRAGMENT, "rc.yaml": kata}, "GPU316") == []
+    importing = CONFIG.format(default="nvidia").replace(
+        "version = 2\n", 'version = 2\nimports = ["/etc/containerd/conf.d/*.toml"]\n'
+    )
+    assert lint_files(tmp_path, {"snippet.toml": importing, "rc.yaml": kata}, "GPU316") == []
+    # A whole config with a fragment beside it: the runtimes of both are known.
+    files = {
+        "snippet.toml": CONFIG.format(default="nvidia"),
+        "kata.toml": FRAGMENT.replace("runtimes.nvidia", "runtimes.kata-qemu"),
+        "rc.yaml": kata,
+    }
+    assert lint_files(tmp_path, files, "GPU316") == []
+    files["rc.yaml"] = RUNTIME_CLASS.format(name="kata", handler="kata-fc")
+    found = lint_files(tmp_path, files, "GPU316")
+    assert places(found) == [("rc.yaml", 5, 10)]
+    assert "(runtimes: kata-qemu, nvidia, runc)" in found[0][3]
 
 
 def test_without_a_containerd_config_handlers_are_not_judged(tmp_path):
