@@ -123,12 +123,38 @@ def malformed(container: Any, *path: str) -> bool:
 
 def problems(obj: dict, shape: Shape, path: tuple = (), owner: str = "") -> Iterator[Problem]:
     """Fields of ``obj`` (already known to be a mapping) that do not fit ``shape``."""
+    if path == () and conforms(obj, shape):
+        return  # almost every pod: a plain walk, no generator a level
     for key, (struct, inner) in shape.fields.items():
         if key in obj:
             yield from _check(obj[key], inner, path + (key,), f"{struct}.{key}")
     if shape.values is not None:
         for key, value in obj.items():
             yield from _check(value, shape.values, path + (key,), owner)
+
+
+def conforms(obj: dict, shape: Shape) -> bool:
+    """Whether ``problems`` finds nothing in ``obj``: the same walk, without building them."""
+    for key, (_, inner) in shape.fields.items():
+        if key in obj and not _conforms(obj[key], inner):
+            return False
+    if shape.values is not None:
+        for value in obj.values():
+            if not _conforms(value, shape.values):
+                return False
+    return True
+
+
+def _conforms(value: Any, shape: Shape) -> bool:
+    if not fits(value, shape):
+        return False
+    if isinstance(value, dict):
+        return conforms(value, shape)
+    if isinstance(value, list) and shape.items is not None:
+        for item in value:
+            if not _conforms(item, shape.items):
+                return False
+    return True
 
 
 def dotted(path: tuple) -> str:
