@@ -8,7 +8,11 @@ a container that asks the driver for `utility` alone
 (`NVIDIA_DRIVER_CAPABILITIES: utility`, nvidia-smi and NVML: a power-limit or
 monitoring DaemonSet): without `compute`, `graphics` or `video` it gets no
 library to run work on the GPUs it sees (NVIDIA Container Toolkit, "Driver
-Capabilities").
+Capabilities"). Likewise a container whose command runs nothing but
+`nvidia-smi` (or another vendor's management tool) and shell placeholders
+(`sleep`, `echo`): a node labeler or GPU inventory DaemonSet reads the GPUs'
+state and runs no work on them. A CUDA sample (`vectorAdd`) runs a kernel and
+is reported.
 
 ## Why it matters
 With the device plugin's default `envvar` device-list strategy, the NVIDIA
@@ -89,6 +93,7 @@ from gpulint.model.gpu.infra import is_infra_container
 from gpulint.model.serving.parallelism import literal_env
 from gpulint.model.values.gpu_resources import total_gpus
 from gpulint.model.values.placeholders import is_placeholder
+from gpulint.model.workloads.probe import only_queries
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
@@ -125,7 +130,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         value, path = entry
         if value.strip().lower() in HIDING or is_placeholder(value):
             continue  # hides every GPU, or is filled in later (it may say none)
-        if _manages_only(literal_env(container).get(CAPABILITIES)):
+        if _manages_only(literal_env(container).get(CAPABILITIES)) or only_queries(container):
             continue  # nvidia-smi and NVML only: it watches or tunes the GPUs, runs nothing
         held = total_gpus(container.gpus)
         sees = "every GPU of the node" if value.strip().lower() == "all" else f"GPUs {value}"

@@ -57,6 +57,9 @@ _PROBES = frozenset(
      "vectoradd_cuda", "devicequery", "bandwidthtest", "nbody", "simplemultigpu",
      "p2pbandwidthlatencytest", "nvbandwidth"}
 )  # fmt: skip
+# The driver's management tools: they query (or set) device state through NVML and
+# run no kernel on the device, as a container granted only the `utility` capability.
+_QUERIES = frozenset({"nvidia-smi", "rocm-smi", "amd-smi", "rocminfo", "xpu-smi"})
 # nvbandwidth: NVIDIA's bandwidth measurement tool (github.com/NVIDIA/nvbandwidth), the
 # successor of the CUDA samples' bandwidthTest.
 # A GPU check script's name: both a check word and a device word (see the module docstring).
@@ -139,6 +142,17 @@ def is_probe(container: Container, scripts: bool = False) -> bool:
         return True  # the pause container only sleeps (a pod that holds nodes for a test)
     runs = _runs([arg.text for arg in arguments(container)])
     return bool(runs) and all(_probe_run(name, args, scripts) for name, args in runs)
+
+
+def only_queries(container: Container) -> bool:
+    """Whether the container's command runs nothing but the driver's management tools
+    (``nvidia-smi``) and placeholders: it reads the GPUs' state and runs no work on them
+    (a node labeler, a health or inventory DaemonSet). A CUDA sample is work; so is an
+    entrypoint the command does not name."""
+    runs = _runs([arg.text for arg in arguments(container)])
+    return any(name in _QUERIES for name, _ in runs) and all(
+        name in _QUERIES or name in _PLACEHOLDERS for name, _ in runs
+    )
 
 
 def is_probe_pod(pod: PodSpec, resource: Resource | None = None) -> bool:

@@ -72,6 +72,22 @@ def test_gpu701_a_container_that_asks_for_utility_alone_manages_the_gpus(tmp_pat
     assert where(lint(tmp_path, text, "--select", "GPU701")) == [("GPU701", 18, 18)]
 
 
+def test_gpu701_a_container_that_only_runs_nvidia_smi_reads_the_gpus(tmp_path):
+    # A node labeler (skypilot's k8s_gpu_labeler_daemonset.yaml): it queries the names and
+    # sleeps; no kernel runs on a GPU the kubelet gave another pod.
+    env = {"NVIDIA_VISIBLE_DEVICES": "all"}
+    labeler = '      command: ["/bin/sh", "-c", "nvidia-smi --query-gpu=name && sleep infinity"]\n'
+    work = '      command: ["/bin/sh", "-c", "nvidia-smi && python train.py"]\n'
+    text = _pod(
+        _container("label", image="example.com/labeler:1.0", env=env, extra=labeler),
+        _container("work", image="example.com/labeler:1.0", env=env, extra=work),
+        _container("entrypoint", image="example.com/labeler:1.0", env=env),
+    )
+    found = lint(tmp_path, text, "--select", "GPU701")
+    assert where(found) == [("GPU701", 17, 18), ("GPU701", 23, 18)]
+    assert [f["container"] for f in found] == ["work", "entrypoint"]
+
+
 def test_gpu701_cuda_sample_is_a_workload(tmp_path):
     image = "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0"
     text = _pod(_container("t", image=image, env={"NVIDIA_VISIBLE_DEVICES": "all"}))
