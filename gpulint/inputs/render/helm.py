@@ -25,6 +25,7 @@ from gpulint.core.settings import Settings
 from gpulint.core.sources import Source, decode, read_bytes
 from gpulint.inputs.discover import Target, display_path
 from gpulint.inputs.render import links
+from gpulint.inputs.render.chart_extras import unrendered_objects
 from gpulint.inputs.render.helm_map import TemplateMapper
 from gpulint.inputs.render.process import Outcome, run_tool
 from gpulint.inputs.render.remote import Reference, missing_dependencies
@@ -207,6 +208,14 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
             f"{chart}: rendered with a placeholder for the required value(s) "
             f"{', '.join(placeheld)} (the chart renders nothing without them; give them with "
             "--set or --values)"
+        )
+    beside = unrendered_objects(chart)
+    if beside:
+        listed = ", ".join(beside[:3]) + (f" and {len(beside) - 3} more" if len(beside) > 3 else "")
+        verb = "holds" if len(beside) == 1 else "hold"
+        notices.append(
+            f"{chart}: {listed} {verb} Kubernetes objects outside templates/, which helm does "
+            "not render: not linted (lint a plain manifest with `gpulint check FILE`)"
         )
     if settings.verbose:
         shown = " ".join(["helm", *argv[1:-1], chart])
