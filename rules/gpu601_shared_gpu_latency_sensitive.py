@@ -6,7 +6,9 @@ a batch job) on a time-sliced or MPS-shared GPU: it requests a `.shared`
 resource (`nvidia.com/gpu.shared`), requires `nvidia.com/gpu.sharing-strategy`
 (`time-slicing` or `mps`) or a `-SHARED` product label, or requests a resource
 that a sharing config in the same run replicates (a config file, a ConfigMap,
-the chart's `config.map`). GPU infrastructure is exempt.
+the chart's `config.map`). GPU infrastructure is exempt, and so is a pod
+whose GPU containers only probe the device or benchmark it (a Deployment that
+loops `vectorAdd` to check time-slicing serves nobody).
 
 ## Why it matters
 Time-slicing gives no isolation: co-located pods take turns on the whole GPU

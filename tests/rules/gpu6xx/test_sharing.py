@@ -24,6 +24,15 @@ def test_gpu601_shared_resource_and_selector(tmp_path):
     assert "nvidia.com/gpu.sharing-strategy=time-slicing" in found[1]["message"]
 
 
+def test_gpu601_a_probe_a_deployment_keeps_running_serves_nobody(tmp_path):
+    # A time-slicing check (gpu-slicing-on-aws-eks): replicas loop vectorAdd on a shared GPU.
+    loop = 'command: ["bash", "-c", "while true; do /cuda-samples/vectorAdd; done"]'
+    probe = gpu_workload("Deployment", "            nvidia.com/gpu.shared: 1\n", extra=loop)
+    assert lint(tmp_path, probe, "--select", "GPU601") == []
+    server = probe.replace("/cuda-samples/vectorAdd", "python -m vllm.entrypoints.api_server")
+    assert where(lint(tmp_path, server, "--select", "GPU601")) == [("GPU601", 14, 13)]
+
+
 def test_gpu601_resource_replicated_by_a_config_in_another_path(tmp_path, write):
     config = write(
         "cluster/time-slicing.yaml",
