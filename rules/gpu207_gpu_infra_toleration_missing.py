@@ -22,9 +22,13 @@ nodes", key `nvidia.com/gpu`, effect `NoSchedule`), NVIDIA's
 device plugin chart and the GPU Operator tolerate it by default
 (`deployments/helm/nvidia-device-plugin/values.yaml`, the operator's
 `daemonsets.tolerations`), and Karpenter's and EKS's GPU examples taint with
-it; the message says it is assumed, and `cluster: gpu-taints: []` says GPU
-nodes are untainted (nothing is then reported). Other vendors' keys are held
-back without the facts.
+it. Most clusters do not taint GPU nodes at all (EKS managed node groups,
+kubeadm, k3s; AKS documents `sku=gpu`), so that case is a note, which says
+the taint is assumed; `cluster: gpu-taints: []` says GPU nodes are untainted
+(nothing is then reported), and a DaemonSet that tolerates a taint of its own
+(a key outside Kubernetes' `*.kubernetes.io/` taints, such as AKS's `sku`) is
+taken to know its cluster's GPU taint. Other vendors' keys are held back
+without the facts.
 
 ## Why it matters
 GPU nodes are tainted so that only pods that ask for them land there. A device
@@ -116,7 +120,7 @@ from collections.abc import Iterator
 from gpulint.model.cluster_profile import taint_keys
 from gpulint.model.gpu.access import image_vendor, taint_keys_for
 from gpulint.model.gpu.infra import is_infra_pod
-from gpulint.model.node_requirements import tolerates_key
+from gpulint.model.node_requirements import own_taint_tolerated, tolerates_key
 from gpulint.rules.api import Context, Report, Resource, Rule, Severity, mentions
 
 rule = Rule(
@@ -174,13 +178,16 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
             continue
         images = sorted({c.image for c in pod.regular_containers() if c.image})
         sure = [k for k in missing if k in expected]
-        why, wants = "", needs
+        why, wants, severity = "", needs, None
         if sure:
             missing, wants = sure, ()
             why = f" ({expected[sure[0]]} of this run tolerates it)"
         elif needs and NVIDIA_TAINT in missing and "nvidia" in vendors:
-            # The taint most GPU clusters that taint carry (see the module docstring).
-            missing, wants = [NVIDIA_TAINT], ()
+            if own_taint_tolerated(pod.spec):
+                continue  # it tolerates its cluster's own GPU taint (AKS: sku=gpu)
+            # The taint GPU clusters that taint most likely carry (see the module
+            # docstring); most clusters do not taint GPU nodes at all: advice, a note.
+            missing, wants, severity = [NVIDIA_TAINT], (), Severity.NOTE
             why = f" (assumed: {ASSUMED})"
         taints = " and ".join(missing)
         message = (
@@ -191,6 +198,12 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         path = ("tolerations",) if isinstance(pod.spec.get("tolerations"), list) else ()
         if not path:
             first = pod.regular_containers()[0]
-            yield Report(first.path + ("image",), message, container=first.name, needs=wants)
+            yield Report(
+                first.path + ("image",),
+                message,
+                container=first.name,
+                needs=wants,
+                severity=severity,
+            )
             continue
-        yield Report(pod.path + path, message, needs=wants)
+        yield Report(pod.path + path, message, needs=wants, severity=severity)

@@ -32,6 +32,12 @@ MAX_GPUS = "max-gpus-per-node"
 # cloud.google.com/kubernetes-engine/docs/how-to/gpus; the plugin: kubernetes/kubernetes
 # PR 55839, plugin/pkg/admission/extendedresourcetoleration).
 GKE_GPU_TAINT = "nvidia.com/gpu"
+# Providers whose control plane runs ExtendedResourceToleration on every cluster: GKE (as
+# above) and EKS, whose every platform version enables it ("View Amazon EKS platform
+# versions", docs.aws.amazon.com/eks/latest/userguide/platform-versions.html, the admission
+# controllers of each version; enabled from Kubernetes 1.19 on, aws/containers-roadmap#739).
+# AKS does not (catalog.yaml, taints.aks_doc_example).
+TOLERATION_ADDED_BY = frozenset({"gke", "eks"})
 
 
 @record(frozen=True, slots=True)
@@ -129,7 +135,7 @@ def decide(config: ClusterConfig, seen: Observations) -> ClusterProfile:
         sources.append(f"provider unknown: the run points at several ({found})")
 
     ert = config.extended_resource_toleration
-    if ert is None and provider == "gke":
+    if ert is None and provider in TOLERATION_ADDED_BY:
         ert = True
     # A workload's selector may only quiet rules (GKE adds the toleration); that GKE's GPU
     # nodes are tainted, which makes GPU207 and GPU203 report, takes a cluster object or

@@ -161,6 +161,21 @@ def tolerations(spec: dict) -> list[Toleration]:
     return found
 
 
+def own_taint_tolerated(spec: dict) -> bool:
+    """Whether the pod tolerates, by key, a taint of its cluster's own: a key outside
+    Kubernetes' reserved ``kubernetes.io``/``k8s.io`` namespaces and its
+    ``CriticalAddonsOnly`` (AKS's ``sku=gpu``, a team's ``dedicated``)."""
+    for toleration in tolerations(spec):
+        key = toleration.key
+        if not isinstance(key, str) or not key or toleration.effect not in (None, "NoSchedule"):
+            continue
+        domain = key.split("/", 1)[0] if "/" in key else ""
+        reserved = domain.endswith(("kubernetes.io", "k8s.io")) or key == "CriticalAddonsOnly"
+        if not reserved:
+            return True
+    return False
+
+
 def tolerates_key(spec: dict, key: str, effect: str = "NoSchedule") -> bool:
     """Whether the pod tolerates a taint on ``key`` whatever its value."""
     for toleration in tolerations(spec):

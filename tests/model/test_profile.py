@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from gpulint import catalog
 from gpulint.model.cluster_profile import (
+    TOLERATION_ADDED_BY,
     ClusterConfig,
     GpuNodeGroup,
     GpuTaint,
@@ -39,13 +41,24 @@ def test_without_facts_gpu201_and_gpu202_are_held_back_and_said_once(tmp_path):
     assert "note: held back 1 GPU202 gpu-toleration-missing finding(s): needs gpu-taints" in verbose
 
 
+def _no_toleration_plugin(tmp_path) -> list[str]:
+    config = tmp_path / "no-ert.gpulint.yaml"
+    config.write_text("extended-resource-toleration: false\n")
+    return ["--config", str(config)]
+
+
 def test_a_nodepool_in_another_file_of_the_run_establishes_taints_and_models(tmp_path):
     paths = write_files(tmp_path, app=trainer_pod(), pool=GPU_NODEPOOL)
     report = findings_json(*paths, "--select", "GPU201,GPU202")
-    # g5 (A10G) and g6 (L4): two models; the NodePool taints nvidia.com/gpu.
-    assert sorted(where(report["findings"])) == [("GPU201", 12, 11), ("GPU202", 12, 11)]
+    # g5 (A10G) and g6 (L4): two models; the NodePool taints nvidia.com/gpu, but it is an
+    # EKS one (karpenter.k8s.aws), and EKS adds the toleration to every GPU pod
+    # (ExtendedResourceToleration is on in every platform version).
+    assert where(report["findings"]) == [("GPU201", 12, 11)]
     assert "(the cluster has a10g, l4)" in report["findings"][0]["message"]
     assert held_back(report) == {}
+    # Where the plugin is off (the config says so), the taint keeps the pod off GPU nodes.
+    report = findings_json(*paths, "--select", "GPU202", *_no_toleration_plugin(tmp_path))
+    assert where(report["findings"]) == [("GPU202", 12, 11)]
 
 
 def test_cluster_nodes_one_model_and_an_untainted_kind_settle_both_rules(tmp_path):
@@ -136,7 +149,7 @@ def test_a_runtime_class_adds_its_tolerations_to_the_pods_that_name_it(tmp_path)
     named = trainer_pod("  runtimeClassName: nvidia-gpu")
     other = trainer_pod("  runtimeClassName: runc")
     paths = write_files(tmp_path, rc=runtime, pool=GPU_NODEPOOL, named=named, other=other)
-    report = findings_json(*paths, "--select", "GPU202")
+    report = findings_json(*paths, "--select", "GPU202", *_no_toleration_plugin(tmp_path))
     assert [(f["path"].rsplit("/", 1)[1], f["line"]) for f in report["findings"]] == [
         ("other.yaml", 12)
     ]
@@ -224,3 +237,8 @@ def test_a_cuda_sample_image_is_a_probe_whatever_flags_it_gets(tmp_path):
     )
     paths = write_files(tmp_path, sample=sample, pool=GPU_NODEPOOL)
     assert findings_json(*paths, "--select", "GPU201")["findings"] == []
+
+
+def test_the_providers_that_add_the_toleration_are_the_catalogs_cited_ones():
+    cited = catalog.raw()["kubernetes"]["extended_resource_toleration_providers"]
+    assert frozenset(cited) == TOLERATION_ADDED_BY

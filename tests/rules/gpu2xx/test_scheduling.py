@@ -433,9 +433,23 @@ def test_gpu207_holds_infrastructure_to_what_the_rest_of_it_tolerates(tmp_path):
     dcgm = _daemonset("dcgm-exporter", "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5-3.4.0-ubuntu22.04")
     alone = write_files(tmp_path, dcgm=dcgm)
     report = findings_json(*alone, "--select", "GPU207")
-    # nothing in the run says: the usual nvidia.com/gpu taint is assumed, and said
+    # nothing in the run says: the usual nvidia.com/gpu taint is assumed, and said; most
+    # clusters do not taint GPU nodes, so it is advice
     assert [f["line"] for f in report["findings"]] == [9] and held_back(report) == {}
     assert "(assumed: GKE taints GPU node pools nvidia.com/gpu" in report["findings"][0]["message"]
+    assert report["findings"][0]["severity"] == "note"
+    # A DaemonSet that tolerates its cluster's own GPU taint (AKS's sku=gpu) knows it; a
+    # Kubernetes taint (node.kubernetes.io/not-ready) says nothing about GPU nodes.
+    for toleration, found in (
+        ("{key: sku, operator: Equal, value: gpu, effect: NoSchedule}", []),
+        ("{key: node.kubernetes.io/not-ready, operator: Exists}", [7]),
+        ("{key: CriticalAddonsOnly, operator: Exists}", [7]),  # at tolerations
+    ):
+        tolerations = f"      tolerations:\n        - {toleration}\n"
+        own = _daemonset("dcgm-exporter", "nvcr.io/nvidia/k8s/dcgm-exporter:3.3.5", tolerations)
+        paths = write_files(tmp_path, dcgm=own)
+        lines = [f["line"] for f in findings_json(*paths, "--select", "GPU207")["findings"]]
+        assert lines == found, toleration
     config = tmp_path / "untainted.gpulint.yaml"
     config.write_text("cluster:\n  gpu-taints: []\n")
     untainted = findings_json(*alone, "--select", "GPU207", "--config", str(config))
