@@ -21,9 +21,11 @@ GPU node must carry the taint: an untainted one takes any pod), the
 
 Clusters whose API server runs the `ExtendedResourceToleration` admission plugin
 get the toleration added to every pod for each extended resource it requests:
-GKE does, so a pod that selects `cloud.google.com/gke-*` labels, or any GPU pod
-of a run whose provider is GKE, is left alone; elsewhere say
-`extended-resource-toleration: true` in the `cluster:` section.
+GKE and EKS do (EKS enables it in every platform version), so a pod that selects
+`cloud.google.com/gke-*` labels, or any GPU pod of a run whose provider is GKE or
+EKS (an EKS Karpenter NodePool, EKS node labels), is left alone; elsewhere say
+`extended-resource-toleration: true` in the `cluster:` section (and `false`
+where a provider's default does not hold).
 The plugin names the toleration after the resource, so a pod that requests only
 `nvidia.com/mig-*` resources is still reported when the taint is on
 `nvidia.com/gpu`. A workload queued to Kueue (`kueue.x-k8s.io/queue-name`) is
@@ -38,21 +40,20 @@ toleration can go nowhere: it stays `Pending` with
 
 ## Failing example
 ```yaml
-apiVersion: karpenter.sh/v1
-kind: NodePool
+apiVersion: v1
+kind: Node
 metadata:
-  name: gpu
+  name: gpu-node-1
+  labels:
+    nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB
 spec:
-  template:
-    spec:
-      requirements:
-        - key: karpenter.k8s.aws/instance-gpu-name
-          operator: In
-          values: [a10g]
-      taints:
-        - key: nvidia.com/gpu
-          value: present
-          effect: NoSchedule
+  taints:
+    - key: nvidia.com/gpu
+      value: present
+      effect: NoSchedule
+status:
+  capacity:
+    nvidia.com/gpu: "8"
 ---
 apiVersion: batch/v1
 kind: Job
@@ -90,21 +91,20 @@ spec:
 
 ## Passing example
 ```yaml
-apiVersion: karpenter.sh/v1
-kind: NodePool
+apiVersion: v1
+kind: Node
 metadata:
-  name: gpu
+  name: gpu-node-1
+  labels:
+    nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB
 spec:
-  template:
-    spec:
-      requirements:
-        - key: karpenter.k8s.aws/instance-gpu-name
-          operator: In
-          values: [a10g]
-      taints:
-        - key: nvidia.com/gpu
-          value: present
-          effect: NoSchedule
+  taints:
+    - key: nvidia.com/gpu
+      value: present
+      effect: NoSchedule
+status:
+  capacity:
+    nvidia.com/gpu: "8"
 ---
 apiVersion: batch/v1
 kind: Job
