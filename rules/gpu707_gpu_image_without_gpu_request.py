@@ -1,9 +1,10 @@
 """
 ## What it checks
 A workload container whose image sets `NVIDIA_VISIBLE_DEVICES=all` in its
-config (the CUDA base images `nvidia/cuda` and `nvcr.io/nvidia/cuda`, and the
-images built on them: RAPIDS, vLLM, TGI, `pytorch/pytorch:*-cuda*`; the list,
-with the Dockerfile that shows each, is `gpulint/model/gpu/cuda_images.py`) that
+config (the CUDA base images `nvidia/cuda` and `nvcr.io/nvidia/cuda`, the
+images built on them: RAPIDS, vLLM, TGI, `pytorch/pytorch:*-cuda*`, and images
+whose own Dockerfile sets it: `ollama/ollama`, `jellyfin/jellyfin`, LocalAI; the
+list, with the Dockerfile that shows each, is `gpulint/model/gpu/cuda_images.py`) that
 holds no GPU (no `nvidia.com/` or other GPU resource, or `nvidia.com/gpu: 0`,
 and no DRA claim) and does not set `NVIDIA_VISIBLE_DEVICES` itself (`void`,
 `none` or an empty value hide the GPUs; any other value is GPU701's finding),

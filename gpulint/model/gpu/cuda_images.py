@@ -23,13 +23,30 @@ names the Dockerfile that shows it (a list kept as data, not a guess from the na
   ``FROM rapidsai/mambaforge-cuda:cuda${CUDA_VER}-base-...``, whose own Dockerfile (and its
   successor ``miniforge-cuda``) is ``FROM nvidia/cuda:${CUDA_VER}-base-${LINUX_VER}``.
 
+Images not built on a CUDA base image that set the variable themselves, commonly run with
+``runtimeClassName: nvidia`` in home-lab clusters:
+
+- ``ollama/ollama``: ollama/ollama ``Dockerfile``, final stage (``FROM ubuntu``):
+  ``ENV NVIDIA_DRIVER_CAPABILITIES=compute,utility`` ``ENV NVIDIA_VISIBLE_DEVICES=all``. Its
+  ``:rocm`` tags are left out: older Dockerfiles built them from a separate ``runtime-rocm``
+  stage without the variable.
+- ``jellyfin/jellyfin`` (Docker Hub and ``ghcr.io``): jellyfin/jellyfin-packaging
+  ``docker/Dockerfile``: ``ENV NVIDIA_VISIBLE_DEVICES="all"``; ``build.yaml`` names the image
+  ``jellyfin/jellyfin`` and ``build.py`` pushes it to both registries.
+- LocalAI (``localai/localai``, ``quay.io/go-skynet/local-ai``): mudler/LocalAI
+  ``Dockerfile``, final stage: ``ENV NVIDIA_VISIBLE_DEVICES=all`` (every flavour);
+  ``.github/workflows/image_build.yml`` names both images.
+
 NVIDIA's toolkit docs say as much of the base images ("all ... is the default value in base
 CUDA container images": docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/
 docker-specialized.html).
 
 Not listed, for want of a primary source that shows the variable: the NGC framework images
 (``nvcr.io/nvidia/pytorch``, ``tritonserver``, ...), SGLang's image (the version read is
-``FROM nvcr.io/nvidia/tritonserver:<tag>-py3-min``), and mirrors under other registries.
+``FROM nvcr.io/nvidia/tritonserver:<tag>-py3-min``), ``linuxserver/jellyfin`` (the
+version of linuxserver/docker-jellyfin ``Dockerfile`` read sets only
+``NVIDIA_DRIVER_CAPABILITIES``), ``plexinc/pms-docker`` and ``linuxserver/plex`` (the
+versions read set neither), and mirrors under other registries.
 """
 
 from __future__ import annotations
@@ -42,7 +59,12 @@ _EXACT: dict[tuple[str | None, str], str] = {
     ("nvcr.io", "nvidia/cuda"): "a CUDA base image",
     ("docker.io", "vllm/vllm-openai"): "vLLM's image, built FROM nvidia/cuda",
     ("ghcr.io", "huggingface/text-generation-inference"): "TGI's image, built FROM nvidia/cuda",
+    ("docker.io", "jellyfin/jellyfin"): "Jellyfin's image",
+    ("ghcr.io", "jellyfin/jellyfin"): "Jellyfin's image",
+    ("docker.io", "localai/localai"): "LocalAI's image",
+    ("quay.io", "go-skynet/local-ai"): "LocalAI's image",
 }
+_OLLAMA = "ollama/ollama"
 _RAPIDS = "a RAPIDS image, built FROM nvidia/cuda"
 _RAPIDS_HUB = frozenset(
     {
@@ -81,4 +103,6 @@ def visible_all_reason(image: str) -> str | None:
         return _RAPIDS
     if _hub(ref.registry) and repository == _PYTORCH and ref.tag and "cuda" in ref.tag:
         return "a PyTorch CUDA image (its Dockerfile sets it)"
+    if _hub(ref.registry) and repository == _OLLAMA and "rocm" not in (ref.tag or ""):
+        return "Ollama's image"
     return None

@@ -337,6 +337,17 @@ def test_images_not_known_to_set_the_variable_are_silent(tmp_path):
         assert gpu707(lint(tmp_path, text)) == [], image
 
 
+def test_an_image_whose_own_dockerfile_sets_the_variable(tmp_path):
+    # unseen6c: thaynes43/haynes-ops runs ollama/ollama with runtimeClassName nvidia and its
+    # GPU requests commented out; ollama's Dockerfile sets NVIDIA_VISIBLE_DEVICES=all
+    text = RUNTIME_CLASS.format(handler="nvidia") + notebook(image="ollama/ollama:0.9.0")
+    findings = lint(tmp_path, text)
+    assert gpu707(findings) == [("GPU707", 21, 18)]
+    assert "ollama/ollama:0.9.0 (Ollama's image, whose config sets" in findings[0]["message"]
+    rocm = RUNTIME_CLASS.format(handler="nvidia") + notebook(image="ollama/ollama:rocm")
+    assert gpu707(lint(tmp_path, rocm)) == []
+
+
 def test_the_image_table():
     assert visible_all_reason("nvidia/cuda:12.4.1-base-ubuntu22.04") == "a CUDA base image"
     assert visible_all_reason("docker.io/nvidia/cuda:12.4.1-runtime-ubuntu22.04")
@@ -345,6 +356,14 @@ def test_the_image_table():
     assert visible_all_reason("ghcr.io/huggingface/text-generation-inference:2.4.0")
     assert visible_all_reason("nvcr.io/nvidia/rapidsai/notebooks:24.10-cuda12.5-py3.12")
     assert visible_all_reason("pytorch/pytorch:2.4.0-cuda12.4-cudnn9-runtime")
+    assert visible_all_reason("ollama/ollama:0.9.0") == "Ollama's image"
+    assert visible_all_reason("docker.io/ollama/ollama")
+    assert visible_all_reason("ollama/ollama:0.6.2-rocm") is None  # a separate stage once
+    assert visible_all_reason("jellyfin/jellyfin:10.10.3") == "Jellyfin's image"
+    assert visible_all_reason("ghcr.io/jellyfin/jellyfin:10.10.3")
+    assert visible_all_reason("localai/localai:latest-gpu-nvidia-cuda-12") == "LocalAI's image"
+    assert visible_all_reason("quay.io/go-skynet/local-ai:v2.29.0")
+    assert visible_all_reason("linuxserver/jellyfin:10.10.3") is None
     assert visible_all_reason("registry.example.com/nvidia/cuda:12") is None  # a mirror
     assert visible_all_reason("nvcr.io/nvidia/k8s-device-plugin:v0.17.0") is None
     assert visible_all_reason("${IMAGE}") is None

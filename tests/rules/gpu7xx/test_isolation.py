@@ -224,6 +224,77 @@ def test_gpu704_gpu_infrastructure_is_exempt(tmp_path):
     assert lint(tmp_path, text, "--select", "GPU704") == []
 
 
+# AMD GPU Operator's Device Test Runner, as its manual trigger runs it (ROCm/gpu-operator
+# example/testrunner/manual_test_job.yaml, abridged): privileged, /dev/kfd and /dev/dri.
+_AMD_TEST_RUNNER = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: test-runner-manual-trigger
+spec:
+  template:
+    spec:
+      volumes:
+      - name: kfd
+        hostPath:
+          path: /dev/kfd
+      - name: dri
+        hostPath:
+          path: /dev/dri
+      containers:
+      - name: amd-test-runner
+        image: docker.io/rocm/test-runner:v1.4.0
+        securityContext:
+          privileged: true
+        volumeMounts:
+        - {name: dri, mountPath: /dev/dri}
+        - {name: kfd, mountPath: /dev/kfd}
+      restartPolicy: Never
+"""
+
+
+def test_gpu704_leaves_amds_operator_operands_alone(tmp_path):
+    # unseen6c: 4 wrong warnings on ROCm/gpu-operator's test runner Job and CronJob
+    assert lint(tmp_path, _AMD_TEST_RUNNER, "--select", "GPU703,GPU704") == []
+    # ROCm's workload images share the rocm/ namespace: still reported
+    workload = _AMD_TEST_RUNNER.replace("docker.io/rocm/test-runner:v1.4.0", "rocm/pytorch:latest")
+    found = lint(tmp_path, workload, "--select", "GPU704")
+    assert where(found) == [("GPU704", 11, 11), ("GPU704", 14, 11)]
+
+
+def test_vendor_operands_by_namespace_and_name():
+    from gpulint.model.gpu.infra import is_infra_image
+
+    operands = (
+        "docker.io/rocm/test-runner:v1.4.0",
+        "rocm/device-config-manager:v1.4.0",
+        "rocm/k8s-device-plugin:labeller-latest",
+        "rocm/k8s-node-labeller:rhubi-latest",
+        "docker.io/rocm/gpu-operator-utils:v1.4.0",
+        "docker.io/rocm/kernel-module-management-worker:v1.0.0",
+        "rocm/k8s-gpu-dra-driver:latest",
+        "internal-registry.example.com/rocm/test-runner:v1.4.1",  # AMD's air-gapped mirror
+        "intel/intel-gpu-levelzero:0.32.1",
+        "intel/xpumanager",
+        "ghcr.io/intel/intel-gpu-resource-driver:v0.9.1",
+        "nvidia/driver:535.104.05-ubuntu22.04",
+        "nvcr.io/nvidia/driver:550.90.07-ubuntu22.04",
+        "registry.local/nvidia/cloud-native/nvidia-fs:2.20.5",
+    )
+    workloads = (
+        "rocm/pytorch:latest",
+        "rocm/vllm:latest",
+        "docker.io/rocm/rocm-terminal:latest",
+        "rocm/dev-ubuntu-22.04:6.2",
+        "intel/intel-extension-for-pytorch:2.8.10-xpu",
+        "myorg/test-runner:1.0",  # another owner's test runner
+        "nvidia/cuda:12.4.1-base-ubuntu22.04",
+        "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0",
+    )
+    assert [i for i in operands if not is_infra_image(i)] == []
+    assert [i for i in workloads if is_infra_image(i)] == []
+
+
 # GKE's driver installer (container-engine-accelerators, nvidia-driver-installer/cos/
 # daemonset-preloaded.yaml, abridged): installs in init containers, then pauses.
 _GKE_INSTALLER = """\
