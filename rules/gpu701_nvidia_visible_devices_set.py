@@ -8,11 +8,12 @@ a container that asks the driver for `utility` alone
 (`NVIDIA_DRIVER_CAPABILITIES: utility`, nvidia-smi and NVML: a power-limit or
 monitoring DaemonSet): without `compute`, `graphics` or `video` it gets no
 library to run work on the GPUs it sees (NVIDIA Container Toolkit, "Driver
-Capabilities"). Likewise a container whose command runs nothing but
-`nvidia-smi` (or another vendor's management tool) and shell placeholders
-(`sleep`, `echo`): a node labeler or GPU inventory DaemonSet reads the GPUs'
-state and runs no work on them. A CUDA sample (`vectorAdd`) runs a kernel and
-is reported.
+Capabilities"). Likewise a container that holds no GPU and whose command runs
+nothing but `nvidia-smi` (or another vendor's management tool) and shell
+placeholders (`sleep`, `echo`): a node labeler or GPU inventory DaemonSet
+reads the GPUs' state and runs no work on them. A CUDA sample (`vectorAdd`)
+runs a kernel and is reported, and so is a container that holds GPUs and
+widens its view past them.
 
 ## Why it matters
 With the device plugin's default `envvar` device-list strategy, the NVIDIA
@@ -130,9 +131,11 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         value, path = entry
         if value.strip().lower() in HIDING or is_placeholder(value):
             continue  # hides every GPU, or is filled in later (it may say none)
-        if _manages_only(literal_env(container).get(CAPABILITIES)) or only_queries(container):
+        if _manages_only(literal_env(container).get(CAPABILITIES)):
             continue  # nvidia-smi and NVML only: it watches or tunes the GPUs, runs nothing
         held = total_gpus(container.gpus)
+        if not held and only_queries(container):
+            continue  # a labeler or an inventory agent: the variable is how it sees them
         sees = "every GPU of the node" if value.strip().lower() == "all" else f"GPUs {value}"
         holds = f"holds {held} GPU(s)" if held else "holds no GPU"
         yield Report(

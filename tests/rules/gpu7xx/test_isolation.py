@@ -82,10 +82,12 @@ def test_gpu701_a_container_that_only_runs_nvidia_smi_reads_the_gpus(tmp_path):
         _container("label", image="example.com/labeler:1.0", env=env, extra=labeler),
         _container("work", image="example.com/labeler:1.0", env=env, extra=work),
         _container("entrypoint", image="example.com/labeler:1.0", env=env),
+        # holds a GPU and widens its view past it (awsome-distributed-training's GPU test)
+        _container("held", image="example.com/labeler:1.0", gpus=1, env=env, extra=labeler),
     )
     found = lint(tmp_path, text, "--select", "GPU701")
-    assert where(found) == [("GPU701", 17, 18), ("GPU701", 23, 18)]
-    assert [f["container"] for f in found] == ["work", "entrypoint"]
+    assert where(found) == [("GPU701", 17, 18), ("GPU701", 23, 18), ("GPU701", 28, 18)]
+    assert [f["container"] for f in found] == ["work", "entrypoint", "held"]
 
 
 def test_gpu701_cuda_sample_is_a_workload(tmp_path):
