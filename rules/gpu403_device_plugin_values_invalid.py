@@ -9,7 +9,10 @@ did-you-mean), values of the wrong type, bad enum values, the top-level
 (`namespace`, `config.name` with `config.map`, several `config.map` entries
 without a default). In the GPU Operator chart's values (`gpu-operator`): top-level
 keys the chart does not have, and the keys and types of its `devicePlugin`,
-`gfd` and `mig` blocks (`devicePlugin.verison` is ignored just the same).
+`gfd` and `mig` blocks (`devicePlugin.verison` is ignored just the same). A
+top-level key that either chart's values.yaml declares inside a block is named with
+its place: the operator's `manager:` is `driver.manager`, the plugin chart's `tag:` is
+`image.tag`.
 
 A value that is still a placeholder (`${REPLICAS:=4}`, `$VAR`: filled in by Flux's
 `postBuild` substitution or envsubst before it is applied) is left to whoever fills it
@@ -45,7 +48,8 @@ devicePlugin:
 
 ## How to fix
 Pin the plugin with `image.tag` or with `helm install --version`; write
-booleans unquoted; fix the key the did-you-mean names. Check a values file
+booleans unquoted; fix the key the did-you-mean names, and move a key it names with
+a dotted path (`driver.manager`) into that block. Check a values file
 gpulint cannot place by content with `--values-for nvidia-device-plugin`.
 """
 

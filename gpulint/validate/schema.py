@@ -73,9 +73,55 @@ def closest(word: str, choices: Iterable[str]) -> str | None:
     return lowered.get(word.lower())
 
 
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
+# An object schema's annotation (validates nothing): {"source": ..., "keys": {block: [keys]}},
+# the keys the tool declares inside each of the object's blocks, one level down. A key
+# written one level too high is named with its place ("did you mean 'driver.manager'?").
+NESTED_KEYS = "x-nested-keys"
+# Most places one hint names; a key more blocks declare (env, enabled) is named with the first.
+_MAX_PLACES = 3
+
+
+def did_you_mean(
+    word: str, choices: Iterable[str], nested: Mapping[str, Iterable[str]] | None = None
+) -> str:
+    """``; did you mean 'x'?`` for the choice most like ``word``, or "". With ``nested``
+    (block -> the keys declared inside it), a word that is a key of a block is named with
+    its dotted path: a key exactly so declared before any close choice, and a close key
+    of a block only when it is closer than every choice."""
+    choices = sorted(choices)
+    places = {block: set(keys) for block, keys in (nested or {}).items()}
+    if word in {key for keys in places.values() for key in keys}:
+        return _places(word, places)
     match = closest(word, choices)
+    below = closest(word, {key for keys in places.values() for key in keys}) if places else None
+    if below is not None and (match is None or _likeness(word, below) > _likeness(word, match)):
+        return _places(below, places)
     return f"; did you mean {match!r}?" if match else ""
+
+
+def _likeness(word: str, other: str) -> float:
+    import difflib  # only to suggest a name
+
+    return difflib.SequenceMatcher(None, word.lower(), other.lower()).ratio()
+
+
+def _places(key: str, places: Mapping[str, set]) -> str:
+    paths = sorted(f"{block}.{key}" for block, keys in places.items() if key in keys)
+    if len(paths) == 1:
+        return f"; did you mean {paths[0]!r}?"
+    if len(paths) <= _MAX_PLACES:
+        listed = ", ".join(repr(p) for p in paths[:-1])
+        return f"; did you mean {listed} or {paths[-1]!r}?"
+    shown = ", ".join(paths[:_MAX_PLACES])
+    more = len(paths) - _MAX_PLACES
+    return f"; did you mean {key!r} inside a block ({shown} and {more} more)?"
+
+
+def nested_keys(schema: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The ``x-nested-keys`` of an object schema: block -> the keys declared inside it."""
+    found = schema.get(NESTED_KEYS)
+    keys = found.get("keys") if isinstance(found, dict) else None
+    return keys if isinstance(keys, dict) else {}
 
 
 # Whether a pattern matches somewhere in a text: re.search for gpulint's own schemas, a
@@ -123,7 +169,7 @@ def _explain(error: Any, reported: dict[tuple, int], search: Search) -> list[Sch
         return [
             SchemaProblem(
                 path + (k,),
-                f"unknown key {k!r}{did_you_mean(k, allowed)}",
+                f"unknown key {k!r}{did_you_mean(k, allowed, nested_keys(error.schema))}",
                 "key",
                 keyword,
                 {"key": k, "allowed": sorted(allowed)},

@@ -449,6 +449,73 @@ def test_render_failure_is_an_input_error_with_kustomize_message(only_wheel_kube
     assert "gpulint-kustomize-" not in error["message"]  # the wrapper folder is not shown
 
 
+# rwlove/home-ops' nvidia-device-plugin kustomization: an empty first YAML document.
+_EMPTY_FIRST = (
+    "---\n---\n# yaml-language-server: $schema=https://json.schemastore.org/kustomization\n"
+    "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+    "resources:\n  - ./job.yaml\n"
+)
+_EMPTY_HINT = (
+    "{path}:1 starts an empty YAML document, and kustomize reads only the first document of "
+    "a kustomization (this one's content, from line 4, is in a later document): remove the "
+    "leading `---` lines 1-2"
+)
+_UNLINTED = " (bases and patches are parts of the render, not objects of their own)"
+
+
+def test_an_empty_first_document_is_named_with_its_line(only_wheel_kubectl, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _put(tmp_path, {"app/kustomization.yaml": _EMPTY_FIRST, "app/job.yaml": JOB})
+    code, data = _check("app")
+    assert code == 2
+    (error,) = data["errors"]
+    assert (error["path"], error["line"], error["column"]) == ("app/kustomization.yaml", 1, 1)
+    # kustomize's own words, without the layer of gpulint's wrapper ("must resolve to a file")
+    assert error["message"] == (
+        "kustomize build failed: kubectl exited with code 1: error: kustomization.yaml is "
+        f"empty; {_EMPTY_HINT.format(path='app/kustomization.yaml')}; its 1 member file(s) "
+        f"were not linted{_UNLINTED}"
+    )
+    # without the empty document it builds
+    _put(tmp_path, {"app/kustomization.yaml": _EMPTY_FIRST.replace("---\n", "", 2)})
+    code, data = _check("app")
+    assert data["errors"] == []
+    assert [f["path"] for f in data["findings"]] == ["app/job.yaml"]
+
+
+def test_an_empty_first_document_of_a_base_is_named_at_the_overlay(
+    only_wheel_kubectl, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    _put(
+        tmp_path,
+        {
+            "base/kustomization.yaml": _EMPTY_FIRST,
+            "base/job.yaml": JOB,
+            "overlay/kustomization.yaml": "resources:\n  - ../base\n",
+        },
+    )
+    code, data = _check("overlay")
+    (error,) = data["errors"]
+    assert (error["path"], error["line"], error["column"]) == ("overlay/kustomization.yaml", 1, 1)
+    assert error["message"].endswith(
+        f"kustomization.yaml is empty; {_EMPTY_HINT.format(path='base/kustomization.yaml')}; "
+        f"its 1 member file(s) were not linted{_UNLINTED}"
+    )
+
+
+def test_a_kustomization_that_sets_nothing_has_no_hint(only_wheel_kubectl, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    text = "---\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+    _put(tmp_path, {"app/kustomization.yaml": "---\n" + text})
+    code, data = _check("app")
+    (error,) = data["errors"]
+    assert error["message"] == (
+        "kustomize build failed: kubectl exited with code 1: error: kustomization.yaml is "
+        f"empty; nothing of it was linted{_UNLINTED}"
+    )
+
+
 def test_load_restrictor_is_passed_through(only_wheel_kubectl, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _put(

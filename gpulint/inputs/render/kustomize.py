@@ -29,7 +29,13 @@ from gpulint.core.settings import Settings
 from gpulint.core.sources import Source, read_file
 from gpulint.inputs.discover import Target, display_path
 from gpulint.inputs.folders import kustomization_file
-from gpulint.inputs.kustomize_refs import each_kustomization, load_spec, members, refs_of
+from gpulint.inputs.kustomize_refs import (
+    each_kustomization,
+    load_document,
+    load_spec,
+    members,
+    refs_of,
+)
 from gpulint.inputs.render import links
 from gpulint.inputs.render.kustomize_images import tag_overrides
 from gpulint.inputs.render.origin import OriginMapper
@@ -77,8 +83,8 @@ def read(target: Target, settings: Settings) -> tuple[list[Source], list[InputEr
     instead = _fallback(folder, prefix, settings, {os.path.abspath(folder)}, guard) + charts
     if isinstance(failure, InputError):
         return instead, [_unit_error(folder, kfile, failure.message, instead, failure)]
-    error = _unit_error(folder, kfile, f"kustomize build failed: {failure}", instead)
-    return instead, [error]
+    why = f"kustomize build failed: {failure}{_empty_first_document(folder, failure)}"
+    return instead, [_unit_error(folder, kfile, why, instead)]
 
 
 def _helm_chart_files(folder: str) -> list[Source]:
@@ -98,6 +104,53 @@ def _helm_chart_files(folder: str) -> list[Source]:
 
     each_kustomization(folder, visit)
     return found
+
+
+# kustomize's refusal of a kustomization that sets nothing (kustomize v5.1 on,
+# kubernetes-sigs/kustomize#4949: Kustomization.CheckEmpty), its file named as kustomize
+# found it (konfig.RecognizedKustomizationFileNames).
+_EMPTY = re.compile(r"\b(?:kustomization\.ya?ml|Kustomization) is empty\b")
+_DOCUMENT_START = re.compile(r"---(?:\s+#.*)?\s*$")
+
+
+def _empty_first_document(folder: str, failure: str) -> str:
+    """Why kustomize found a kustomization empty when its file is not: kustomize reads only
+    the first YAML document of a kustomization (sigs.k8s.io/yaml YAMLToJSON), and a file
+    that starts with an empty document (``---`` twice) holds its content in the second.
+    The hint names each such file the build reads, the line of its empty document and the
+    ``---`` lines to remove; "" when the failure is another or no file has that shape."""
+    if not _EMPTY.search(failure):
+        return ""
+    hints: list[str] = []
+
+    def visit(current: str) -> list[str]:
+        kfile = kustomization_file(current)
+        hint = _leading_empty_document(kfile) if kfile else None
+        if hint is not None:
+            hints.append(hint)
+        return refs_of(current).kustomizations
+
+    each_kustomization(folder, visit)
+    return "".join(f"; {hint}" for hint in hints)
+
+
+def _leading_empty_document(kfile: str) -> str | None:
+    """The hint for a kustomization file whose first YAML document is empty and whose
+    content is in a later one, after nothing but comments and ``---`` lines."""
+    doc = load_document(kfile)  # the first document that holds something
+    if doc is None or doc.index == 0 or not set(doc.data) - {"apiVersion", "kind"}:
+        return None
+    before = doc.source.text.splitlines()[: doc.line - 1]
+    starts = [n for n, line in enumerate(before, 1) if _DOCUMENT_START.match(line)]
+    rest = [line for line in before if not _DOCUMENT_START.match(line)]
+    if not starts or any(line.strip() and not line.lstrip().startswith("#") for line in rest):
+        return None
+    shown = f"lines {starts[0]}-{starts[-1]}" if len(starts) > 1 else f"line {starts[0]}"
+    return (
+        f"{display_path(kfile)}:{starts[0]} starts an empty YAML document, and kustomize "
+        f"reads only the first document of a kustomization (this one's content, from line "
+        f"{doc.line}, is in a later document): remove the leading `---` {shown}"
+    )
 
 
 class _Guard:
@@ -224,7 +277,8 @@ def _unit_error(
 # The wrapper's own layer of kustomize's error chain says nothing about the user's folder.
 _WRAPPER_LAYER = re.compile(
     r"accumulating resources: accumulation err='accumulating resources from '[^']*': "
-    r"'[^']*' must resolve to a file': recursed accumulation of path '[^']*': "
+    r"'[^']*' must resolve to a file': "
+    r"(?:recursed accumulation of path|couldn't make target for path) '[^']*': "
 )
 # What the offline environment of process.py makes a network fetch fail with.
 OFFLINE_SIGNS = ("127.0.0.1:9", "transport 'https' not allowed")
