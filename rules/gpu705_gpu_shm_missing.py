@@ -1,10 +1,16 @@
 """
 ## What it checks
-A multi-GPU or distributed GPU pod whose GPU containers mount no
-memory-backed `emptyDir` at `/dev/shm`. A pod counts as such when it holds
-more than one GPU (device plugin resources, or the devices of DRA claims the
-run defines), when a container runs a distributed launcher (`torchrun`,
-`deepspeed`, `mpirun`...) or a tensor/pipeline-parallel server
+A multi-GPU or distributed GPU pod whose GPU containers mount nothing at
+`/dev/shm`. Any volume mounted there replaces the 64 MiB default: a
+memory-backed `emptyDir`, and also a disk-backed one (shared memory is then
+files on the node's disk, which `shm_open` and NCCL map just the same, bounded
+by its `sizeLimit`). In any pod that holds GPUs, a `/dev/shm` mount the API
+server refuses is an error: the same `mountPath` twice in one container
+(`must be unique`), or, in the built-in kinds, a volume the pod does not
+define (`Not found`; an operator's kind may add volumes of its own). A pod
+counts as such when it holds more than one GPU (device plugin resources, or
+the devices of DRA claims the run defines), when a container runs a
+distributed launcher (`torchrun`, `deepspeed`, `mpirun`...) or a tensor/pipeline-parallel server
 (`--tensor-parallel-size 2`...), or when it is a replicated role (more than
 one replica) of a distributed-training kind (Kubeflow `PyTorchJob`, `MPIJob`,
 `TrainJob`..., `JobSet`, Volcano `Job`). Pods with `hostIPC: true` use the
@@ -103,6 +109,7 @@ from gpulint.model.gpu.holding import Held, container_holding, pod_holding
 from gpulint.model.gpu.infra import is_infra_container, is_infra_pod
 from gpulint.model.kinds.table import api_group
 from gpulint.model.serving.parallelism import command_line
+from gpulint.model.values.placeholders import is_placeholder
 from gpulint.model.workloads.controllers import Adds, controller_adding, starts_a_rank_per_gpu
 from gpulint.model.workloads.probe import is_probe
 from gpulint.model.workloads.purpose import Purpose, pod_purpose
@@ -196,8 +203,55 @@ def _mpi_slots(resource: Resource) -> int:
     return slots if isinstance(slots, int) and not isinstance(slots, bool) else 1
 
 
+# The groups whose pod templates the API server validates as it admits the object.
+_VALIDATED_GROUPS = frozenset({"", "apps", "batch"})
+
+
+def _rejections(resource: Resource, pod: PodSpec) -> Iterator[Report]:
+    """A /dev/shm mount the API server refuses (ValidateVolumeMounts, k8s.io/kubernetes
+    pkg/apis/core/validation): mounted twice in one container, or naming a volume the pod
+    does not define (only for the built-in kinds: an operator may add volumes of its own,
+    as Argo Workflows adds the workflow's)."""
+    names = {v.get("name") for v in pod.spec.get("volumes") or () if isinstance(v, dict)}
+    validated = api_group(resource.api_version) in _VALIDATED_GROUPS
+    for container in pod.containers:
+        mounts = container.data.get("volumeMounts")
+        seen: set[str] = set()  # the API server compares the strings as written
+        for index, mount in enumerate(mounts if isinstance(mounts, list) else ()):
+            path = mount.get("mountPath") if isinstance(mount, dict) else None
+            if not isinstance(path, str) or path.rstrip("/") != SHM:
+                continue
+            at = container.path + ("volumeMounts", index)
+            if path in seen:
+                yield Report(
+                    at + ("mountPath",),
+                    f"container {container.name!r} mounts {path} a second time; the API server "
+                    f'rejects the pod: "mountPath: Invalid value: "{path}": must be unique"',
+                    container=container.name,
+                    at="value",
+                    severity=Severity.ERROR,
+                )
+            seen.add(path)
+            name = mount.get("name")
+            if (
+                validated
+                and isinstance(name, str)
+                and not is_placeholder(name)
+                and (name not in names)
+            ):
+                yield Report(
+                    at + ("name",),
+                    f"container {container.name!r} mounts volume {name!r} at {SHM}, which the "
+                    f'pod does not define; the API server rejects the pod: "name: Not found: '
+                    f'"{name}""',
+                    container=container.name,
+                    at="value",
+                    severity=Severity.ERROR,
+                )
+
+
 def _shm_volume(pod: PodSpec, container: Container) -> tuple[bool, str]:
-    """(memory-backed, what is mounted) for the container's /dev/shm."""
+    """(something replaces the 64 MiB default, what is mounted) for the container's /dev/shm."""
     mounts = container.data.get("volumeMounts")
     name = None
     if isinstance(mounts, list):
@@ -211,13 +265,10 @@ def _shm_volume(pod: PodSpec, container: Container) -> tuple[bool, str]:
     for volume in volumes if isinstance(volumes, list) else ():
         if not isinstance(volume, dict) or volume.get("name") != name:
             continue
-        empty = volume.get("emptyDir")
-        if isinstance(empty, dict):
-            if empty.get("medium") == "Memory":
-                return True, ""
-            return False, f"volume {name!r} is a disk-backed emptyDir (no medium: Memory)"
-        return True, ""  # a hostPath /dev/shm or another volume chosen on purpose
-    return False, f"volume {name!r} is not defined"
+        # An emptyDir, memory- or disk-backed (files on the node's disk map as well), a
+        # hostPath /dev/shm or another volume chosen on purpose.
+        return True, ""
+    return True, ""  # not defined here: rejected (_rejections) or added by an operator
 
 
 @rule.resource_check
@@ -226,7 +277,13 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         if controller_adding(resource, Adds.SHM, pod) is not None:
             continue  # KubeRay, the Dynamo and NIM operators... mount it themselves
         held = pod_holding(pod, ctx.profile)
-        if not held.any or is_infra_pod(pod) or pod.spec.get("hostIPC") is True:
+        if not held.any:
+            continue
+        rejected = list(_rejections(resource, pod))
+        if rejected:
+            yield from rejected
+            continue  # the pod is never created: its /dev/shm size is moot
+        if is_infra_pod(pod) or pod.spec.get("hostIPC") is True:
             continue
         if pod_purpose(resource, pod) in (Purpose.PROBE, Purpose.BENCHMARK):
             continue  # a probe or a bandwidth test: no DataLoader, no training ranks

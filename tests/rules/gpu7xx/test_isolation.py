@@ -386,20 +386,39 @@ def test_gpu705_distributed_command_with_one_gpu(tmp_path):
     assert "runs deepspeed" in found[0]["message"]
 
 
-def test_gpu705_disk_backed_emptydir(tmp_path):
+def test_gpu705_any_volume_mounted_there_replaces_the_default(tmp_path):
+    # A disk-backed emptyDir is not the 64 MiB tmpfs: shared memory is then files on the
+    # node's disk (hera's fine-tune-llama example, sizeLimit 50Gi), which map just the same.
     mount = "      volumeMounts:\n        - name: shm\n          mountPath: /dev/shm\n"
-    volumes = "  volumes:\n    - name: shm\n      emptyDir: {}\n"
-    text = _pod(_container("t", gpus=4, extra=mount), spec=volumes)
+    for volume in ("emptyDir: {}", "emptyDir: {medium: Memory}", "emptyDir: {sizeLimit: 50Gi}"):
+        volumes = f"  volumes:\n    - name: shm\n      {volume}\n"
+        text = _pod(_container("t", gpus=4, extra=mount), spec=volumes)
+        assert _lint_705(tmp_path, text, "--select", "GPU705") == [], volume
+
+
+def test_gpu705_a_shm_mount_the_api_server_refuses_is_an_error(tmp_path):
+    mount = "      volumeMounts:\n        - name: shm\n          mountPath: /dev/shm\n"
+    # A volume the pod does not define: "volumeMounts[0].name: Not found".
+    text = _pod(_container("t", gpus=1, extra=mount), spec="  volumes: []\n")
     found = _lint_705(tmp_path, text, "--select", "GPU705")
-    assert where(found) == [("GPU705", 10, 7)]
-    assert "disk-backed emptyDir" in found[0]["message"]
-    memory = volumes.replace("{}", "{medium: Memory}")
-    assert (
-        lint(
-            tmp_path, _pod(_container("t", gpus=4, extra=mount), spec=memory), "--select", "GPU705"
-        )
-        == []
+    assert where(found) == [("GPU705", 11, 17)]
+    assert found[0]["severity"] == "error"
+    assert 'rejects the pod: "name: Not found: "shm""' in found[0]["message"]
+    # The same mountPath twice in one container (hera's fine-tune-llama example).
+    twice = mount + "        - name: cache\n          mountPath: /dev/shm\n"
+    volumes = "  volumes:\n    - {name: shm, emptyDir: {}}\n    - {name: cache, emptyDir: {}}\n"
+    found = _lint_705(tmp_path, _pod(_container("t", gpus=1, extra=twice), spec=volumes))
+    assert where(found) == [("GPU705", 16, 22)]
+    assert "must be unique" in found[0]["message"] and found[0]["severity"] == "error"
+    # An operator's kind may add the volume itself (Argo Workflows: the workflow's volumes).
+    workflow = (
+        "apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata:\n  name: w\nspec:\n"
+        "  entrypoint: t\n  templates:\n    - name: t\n      container:\n"
+        "        image: nvcr.io/nvidia/pytorch:24.05-py3\n"
+        "        volumeMounts:\n          - {name: shm, mountPath: /dev/shm}\n"
+        "        resources:\n          limits:\n            nvidia.com/gpu: 1\n"
     )
+    assert _lint_705(tmp_path, workflow, "--select", "GPU705") == []
 
 
 def test_gpu705_single_gpu_host_ipc_and_ray_pass(tmp_path):
