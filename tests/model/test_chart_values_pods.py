@@ -95,6 +95,27 @@ def test_a_controller_pod_option_overrides_the_default(tmp_path):
     assert pod.built.spec == {"runtimeClassName": "runc"}
 
 
+def test_default_resource_claims_are_the_pod_s_and_its_containers_may_use_them(tmp_path):
+    # app-template writes defaultPodOptions.resourceClaims into the pod (Kubernetes 1.32 on):
+    # billimek/k8s-gitops's Frigate uses DRA claims gpu and coral this way.
+    claims = (
+        "    defaultPodOptions:\n"
+        "      resourceClaims:\n"
+        "        - {name: gpu, resourceClaimTemplateName: gpu}\n"
+    )
+    text = HELMRELEASE.replace("    defaultPodOptions:\n", claims).replace(
+        "              requests:\n                memory: 4Gi\n                nvidia.com/gpu: 1\n"
+        "              limits:\n                nvidia.com/gpu: 1\n                memory: 4Gi\n",
+        "              claims:\n                - name: gpu\n",
+    )
+    assert "claims:\n                - name: gpu" in text
+    (pod,) = _pods(text)
+    assert pod.built.spec["resourceClaims"] == [{"name": "gpu", "resourceClaimTemplateName": "gpu"}]
+    assert lint(tmp_path, text, "--select", "GPU801") == []
+    undeclared = text.replace("                - name: gpu\n", "                - name: tpu\n")
+    assert where(lint(tmp_path, undeclared, "--select", "GPU801")) == [("GPU801", 31, 25)]
+
+
 ARGO = """\
 apiVersion: argoproj.io/v1alpha1
 kind: Application

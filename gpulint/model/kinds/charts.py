@@ -57,8 +57,13 @@ OLLAMA = "ollama"
 OLLAMA_REPOSITORIES = ("otwld.github.io/ollama-helm", "helm.otwld.com")
 HELMFILE_RELEASE = "HelmfileRelease"
 HELMFILE_API = "helmfile/release"  # not a served API: a Helmfile's release, read as a kind
+# The pod options app-template writes into the pod spec (bjw-s-labs/helm-charts,
+# charts/library/common/templates/lib/pod/_spec.tpl, getOption: the controller's ``pod``,
+# else ``defaultPodOptions``), those gpulint reads; ``resourceClaims`` only from Kubernetes
+# 1.32 on, older than every release the project still supports.
 _POD_OPTIONS = (
     "runtimeClassName",
+    "schedulerName",
     "nodeSelector",
     "tolerations",
     "affinity",
@@ -67,6 +72,8 @@ _POD_OPTIONS = (
     "hostPID",
     "hostNetwork",
     "priorityClassName",
+    "restartPolicy",
+    "resourceClaims",
 )
 # A controller's ``type`` and the kind it renders (templates/classes/).
 _KINDS = {
