@@ -218,6 +218,33 @@ def test_two_documents_of_one_template_map_by_their_order(chart, real_helm):
     ]
 
 
+SERVICE = (
+    "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}-svc\n"
+    "spec:\n  ports:\n    - port: 80\n"
+)
+
+
+def test_documents_of_one_template_map_by_kind_as_helm_sorts_them(chart, real_helm):
+    # helm template writes a Service before a Deployment whatever the file's order
+    # (NVIDIA/GenerativeAIExamples' rag-llm-pipeline: a Deployment, then its Service).
+    written = TEMPLATE + "---\n" + SERVICE + "---\n" + TEMPLATE
+    (chart / "templates" / "deployment.yaml").write_text(written)
+    code, data = _json("mychart")
+    assert data["errors"] == []
+    second = 17 + TEMPLATE.count("\n") + 1 + SERVICE.count("\n") + 1
+    assert [w[:3] for w in _where(data)] == [
+        ("mychart/templates/deployment.yaml", 17, 15),
+        ("mychart/templates/deployment.yaml", second, 15),
+    ]
+    # A part whose kind is an expression: written order, as many rendered as written.
+    kind_expr = SERVICE.replace("kind: Service", '{{ print "kind: Service" }}')
+    (chart / "templates" / "deployment.yaml").write_text(kind_expr + "---\n" + TEMPLATE)
+    code, data = _json("mychart")
+    assert [w[:3] for w in _where(data)] == [
+        ("mychart/templates/deployment.yaml", 17 + SERVICE.count("\n") + 1, 15)
+    ]
+
+
 def test_helm_failure_is_an_input_error_with_helms_message(chart, real_helm):
     (chart / "templates" / "deployment.yaml").write_text(
         TEMPLATE.replace("{{ .Values.tag }}", "{{ .Values.image.tag }}")

@@ -51,7 +51,7 @@ class TemplateMapper:
         written = dict(release.origins) if release is not None else None
         self.values = ValuesIndex(chart_dir, opts, written) if opts is not None else None
         self._texts: dict[str, str | None] = {}
-        self._sources: dict[str, list[int]] | None = None
+        self._sources: dict[str, list[tuple[int, str | None]]] | None = None
 
     def __call__(
         self, doc: Document, path: tuple, at: str, location: Location
@@ -96,24 +96,29 @@ class TemplateMapper:
         return Location(chart, 1, 1, 1, 1)
 
     def _document(self, doc: Document, template: str, text: str) -> str:
-        """The template's text with only the document ``doc`` came from, when that is known:
-        as many rendered documents from it as it has, the n-th rendered is the n-th written."""
+        """The template's text with only the document ``doc`` came from, when that is known.
+
+        helm template writes a release's objects sorted by kind (its install order: a
+        Service before a Deployment), keeping the written order among objects of one kind.
+        So the document is matched by kind first: the n-th rendered object of a kind from
+        this template is the n-th written part whose literal ``kind:`` is that kind. Where
+        the parts do not spell their kinds out, as many rendered documents as written
+        parts are taken in written order."""
         if self._sources is None:
-            self._sources = {}
-            rendered, line, counted = doc.source.text, 1, 0
-            for match in _SOURCE_LINE.finditer(rendered):  # lines counted on from the last one
-                line += rendered.count("\n", counted, match.start())
-                counted = match.start()
-                self._sources.setdefault(match.group(1), []).append(line)
-        lines = self._sources.get(template, [])
+            self._sources = _rendered_sources(doc.source.text)
+        rendered = self._sources.get(template, [])
+        lines = [line for line, _kind in rendered]
         parts = _split(text)
-        if len(parts) < 2 or len(lines) != len(parts):
-            return text
         ordinal = bisect.bisect_left(lines, doc.line) - 1  # lines ascend: found, not counted
-        if not 0 <= ordinal < len(parts):
+        if len(parts) < 2 or not 0 <= ordinal < len(rendered):
             return text
-        first, last = parts[ordinal]
         raw = text.splitlines()
+        chosen = _part_of_kind(rendered, ordinal, [_literal_kind(raw[a:b]) for a, b in parts])
+        if chosen is None:
+            if len(lines) != len(parts):
+                return text
+            chosen = ordinal
+        first, last = parts[chosen]
         return "\n".join(r if first <= i < last else "" for i, r in enumerate(raw)) + "\n"
 
     def _file(self, template: str) -> str | None:
@@ -131,6 +136,47 @@ class TemplateMapper:
             except (OSError, UnicodeDecodeError):
                 self._texts[file] = None
         return self._texts[file]
+
+
+_KIND_LINE = re.compile(r"^kind:[ \t]*(\S+)[ \t]*$", re.MULTILINE)
+_DOCUMENT_START = re.compile(r"^---", re.MULTILINE)
+
+
+def _rendered_sources(rendered: str) -> dict[str, list[tuple[int, str | None]]]:
+    """Template -> (line, kind) of each document the stream holds from it, in order."""
+    found: dict[str, list[tuple[int, str | None]]] = {}
+    line, counted = 1, 0
+    for match in _SOURCE_LINE.finditer(rendered):  # lines counted on from the last one
+        line += rendered.count("\n", counted, match.start())
+        counted = match.start()
+        end = _DOCUMENT_START.search(rendered, match.end())
+        kind = _KIND_LINE.search(rendered, match.end(), end.start() if end else len(rendered))
+        found.setdefault(match.group(1), []).append((line, kind.group(1) if kind else None))
+    return found
+
+
+def _literal_kind(lines: list[str]) -> str | None:
+    """The kind a template part writes at its top level, when it spells it out."""
+    for line in lines:
+        match = _KIND_LINE.match(line)
+        if match and "{{" not in line:
+            return match.group(1)
+    return None
+
+
+def _part_of_kind(
+    rendered: list[tuple[int, str | None]], ordinal: int, kinds: list[str | None]
+) -> int | None:
+    """The written part of the ``ordinal``-th rendered document, matched by kind: None
+    unless its kind's rendered documents and written parts are as many."""
+    kind = rendered[ordinal][1]
+    if kind is None:
+        return None
+    same = [i for i, (_line, k) in enumerate(rendered) if k == kind]
+    written = [i for i, k in enumerate(kinds) if k == kind]
+    if len(same) != len(written):
+        return None
+    return written[same.index(ordinal)]
 
 
 def _split(text: str) -> list[tuple[int, int]]:
