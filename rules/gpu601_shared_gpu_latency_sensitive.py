@@ -1,8 +1,9 @@
 """
 ## What it checks
-A serving workload (Deployment, StatefulSet, LeaderWorkerSet, KServe and other
-serving CRDs, or any pod with a readiness probe or container ports that is not
-a batch job) on a time-sliced or MPS-shared GPU: it requests a `.shared`
+A serving workload (LeaderWorkerSet, KServe and other serving CRDs; a
+Deployment or StatefulSet whose app containers open ports, have a readiness
+probe or run a model server; any other pod with a readiness probe or container
+ports that is not a batch job) on a time-sliced or MPS-shared GPU: it requests a `.shared`
 resource (`nvidia.com/gpu.shared`), requires `nvidia.com/gpu.sharing-strategy`
 (`time-slicing` or `mps`) or a `-SHARED` product label, or requests a resource
 that a sharing config in the same run replicates (a config file, a ConfigMap,

@@ -26,7 +26,7 @@ from gpulint.model.nvidia import (
 from gpulint.model.resource import Container, PodSpec, Resource, shared
 from gpulint.model.serving.servers import sharing_selector
 from gpulint.model.values import gpu_resources as gpu
-from gpulint.model.workloads.purpose import Purpose, pod_purpose
+from gpulint.model.workloads.purpose import serves_requests
 from gpulint.rules.anchor import Anchor
 from gpulint.rules.rule import Context, Rule
 from gpulint.yaml.parse import Document
@@ -328,9 +328,10 @@ def _workload_facts(resource: Resource, pod: PodSpec, ctx: Context, found: DocFa
             )
     if not pod.requests_gpu:
         return
-    # What the pod is for, as GPU106 and GPU302 judge it: a probe or a benchmark that a
-    # Deployment keeps running (a time-slicing check looping vectorAdd) serves nobody.
-    serving = pod_purpose(resource, pod) is Purpose.SERVICE
+    # What the pod is for, as GPU106 and GPU302 judge it, and that it answers requests: a
+    # probe a Deployment keeps running (a time-slicing check looping vectorAdd), or a
+    # Deployment that runs a training script, serves nobody.
+    serving = serves_requests(resource, pod)
     selected = sharing_selector(requirements)
     selector = (ctx.anchor(resource, pod.path + selected[0]), selected[1]) if selected else None
     pod_id = f"{resource.doc.source.path}#{resource.doc.index}{resource.prefix}{pod.path}"

@@ -35,6 +35,11 @@ SERVING_KINDS = frozenset(
         "Notebook",  # Kubeflow: kept running while someone works in it
     }
 )
+# Controllers that keep any program running: their kind says a pod is long-lived, not
+# that it answers requests (a Deployment may loop a training script).
+GENERIC_CONTROLLERS = frozenset(
+    {"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "Rollout"}
+)
 BATCH_KINDS = frozenset(
     {
         "Job",

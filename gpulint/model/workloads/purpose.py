@@ -28,7 +28,12 @@ import enum
 
 from gpulint.model.resource import Container, PodSpec, Resource
 from gpulint.model.serving.parallelism import arguments
-from gpulint.model.serving.servers import BATCH_KINDS, SERVING_KINDS, is_serving
+from gpulint.model.serving.servers import (
+    BATCH_KINDS,
+    GENERIC_CONTROLLERS,
+    SERVING_KINDS,
+    is_serving,
+)
 from gpulint.model.workloads.probe import is_probe_pod
 
 
@@ -103,6 +108,22 @@ def _purpose(resource: Resource, pod: PodSpec) -> Purpose:
     if any(runs_model_server(c) for c in pod.regular_containers()):
         return Purpose.SERVICE
     return Purpose.SERVICE if is_serving(resource, pod) else Purpose.BATCH
+
+
+def serves_requests(resource: Resource, pod: PodSpec) -> bool:
+    """Whether the pod answers requests, as far as the manifest says: a service pod of a
+    serving kind (KServe, LeaderWorkerSet, Knative...), or of a generic controller
+    (Deployment, StatefulSet) whose app containers open ports, have a readiness probe or
+    run a model server. A Deployment that only runs ``python train.py`` keeps its GPU busy
+    but answers nobody."""
+    if pod_purpose(resource, pod) is not Purpose.SERVICE:
+        return False
+    if (pod.workload_kind or resource.kind) not in GENERIC_CONTROLLERS:
+        return True
+    return any(
+        c.data.get("ports") or c.data.get("readinessProbe") or runs_model_server(c)
+        for c in pod.regular_containers()
+    )
 
 
 def local_images_only(pod: PodSpec) -> bool:

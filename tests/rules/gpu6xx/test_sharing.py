@@ -10,13 +10,19 @@ from tests.helpers import findings_json, gpu_workload, lint, related, where
 # GPU601 ---------------------------------------------------------------------------------
 
 
+PORTS = "ports: [{containerPort: 8000}]"  # a server: it answers on a port
+
+
 def test_gpu601_shared_resource_and_selector(tmp_path):
-    shared = gpu_workload("Deployment", "            nvidia.com/gpu.shared: 1\n", name="a")
+    shared = gpu_workload(
+        "Deployment", "            nvidia.com/gpu.shared: 1\n", name="a", extra=PORTS
+    )
     selected = gpu_workload(
         "StatefulSet",
         "            nvidia.com/gpu: 1\n",
         after="      nodeSelector:\n        nvidia.com/gpu.sharing-strategy: time-slicing\n",
         name="b",
+        extra=PORTS,
     )
     batch = gpu_workload("Job", "            nvidia.com/gpu.shared: 1\n", name="c")
     found = lint(tmp_path, "---\n".join([shared, selected, batch]), "--select", "GPU601")
@@ -31,6 +37,12 @@ def test_gpu601_a_probe_a_deployment_keeps_running_serves_nobody(tmp_path):
     assert lint(tmp_path, probe, "--select", "GPU601") == []
     server = probe.replace("/cuda-samples/vectorAdd", "python -m vllm.entrypoints.api_server")
     assert where(lint(tmp_path, server, "--select", "GPU601")) == [("GPU601", 14, 13)]
+    # A Deployment that runs a training script answers nobody (eks-gpu-sharing-demo's
+    # cifar10-train); a port or a readiness probe says it serves.
+    train = probe.replace("while true; do /cuda-samples/vectorAdd; done", "python train.py")
+    assert lint(tmp_path, train, "--select", "GPU601") == []
+    ported = gpu_workload("Deployment", "            nvidia.com/gpu.shared: 1\n", extra=PORTS)
+    assert where(lint(tmp_path, ported, "--select", "GPU601")) == [("GPU601", 14, 13)]
 
 
 def test_gpu601_resource_replicated_by_a_config_in_another_path(tmp_path, write):
@@ -134,6 +146,7 @@ def test_gpu601_and_gpu602_on_a_shared_product(tmp_path):
         "Deployment",
         "            nvidia.com/gpu: 2\n",
         after="      nodeSelector:\n        nvidia.com/gpu.product: Tesla-T4-SHARED\n",
+        extra=PORTS,
     )
     found = lint(tmp_path, text, "--select", "GPU601,GPU602")
     assert where(found) == [("GPU602", 14, 13), ("GPU601", 16, 9)]
