@@ -16,7 +16,11 @@ its place: the operator's `manager:` is `driver.manager`, the plugin chart's `ta
 
 A value that is still a placeholder (`${REPLICAS:=4}`, `$VAR`: filled in by Flux's
 `postBuild` substitution or envsubst before it is applied) is left to whoever fills it
-in: its type or choices are not known yet.
+in: its type or choices are not known yet. An unknown key whose value is null is left
+alone: it is the same as leaving the key out, on every chart version (an older chart's
+defaults, such as `legacyDaemonsetAPI: null`). A value of the operator's
+`devicePlugin.config.data` that is not a string is an error: the chart writes that
+map as a ConfigMap's `data`, which the API server rejects, so the release fails.
 
 ## Why it matters
 The chart ships no `values.schema.json`, so Helm accepts anything and renders
@@ -59,6 +63,7 @@ from collections.abc import Iterator
 
 from gpulint.model.nvidia import operator, recognise, values
 from gpulint.model.values.paths import at_path
+from gpulint.model.values.shapes import described, dotted, json_type
 from gpulint.rules.api import Context, Document, Report, Rule, Severity, mentions
 from gpulint.validate.schema import SchemaProblem
 
@@ -86,4 +91,26 @@ def check(doc: Document, ctx: Context) -> Iterator[Report]:
         else:
             continue
         for problem in problems:
+            if problem.message.startswith("unknown key") and at_path(data, problem.path) is None:
+                continue  # null: the same as leaving the key out, on every chart version
+            if where.kind == recognise.OPERATOR_CHART and _written_into_configmap(problem.path):
+                value = at_path(data, problem.path)
+                yield Report(
+                    where.prefix + problem.path,
+                    f"{dotted(problem.path)} is {described(value)}, not a string: the chart "
+                    "writes it into the ConfigMap's data, which the API server rejects "
+                    f'("json: cannot unmarshal {json_type(value)} into Go struct field '
+                    'ConfigMap.data of type string"), and the release fails to install; write '
+                    "the config as a string (a |- block)",
+                    at=problem.at,
+                    severity=Severity.ERROR,
+                )
+                continue
             yield Report(where.prefix + problem.path, problem.message, at=problem.at)
+
+
+def _written_into_configmap(path: tuple) -> bool:
+    """A value of ``devicePlugin.config.data``: the operator chart renders that map as the
+    data of the plugin's ConfigMap (deployments/gpu-operator/templates/plugin_config.yaml,
+    ``data: {{ toYaml .Values.devicePlugin.config.data | nindent 2 }}``)."""
+    return len(path) == 4 and path[:3] == ("devicePlugin", "config", "data")

@@ -99,6 +99,11 @@ class Problem:
     message: str
 
 
+def described(value: Any) -> str:
+    """``{...}`` -> "a mapping", ``[...]`` -> "a list", ``3`` -> "a number"..."""
+    return _SAID.get(json_type(value), "a mapping")
+
+
 def json_type(value: Any) -> str:
     return "object" if isinstance(value, dict) else _JSON_TYPE.get(type(value), "string")
 

@@ -132,6 +132,48 @@ def test_gpu403_chart_failures_and_ignored_keys(tmp_path):
     assert "top-level 'noTimestamp'" in messages[3]
 
 
+def test_gpu403_an_unknown_key_set_to_null_changes_nothing(tmp_path):
+    # An older chart's defaults (v0.14's legacyDaemonsetAPI: null, eks-gpu-sharing-demo).
+    text = (
+        "migStrategy: none\nfailOnInitError: true\ndeviceListStrategy: envvar\n"
+        "legacyDaemonsetAPI: null\nlegacyDaemonsetAPY: true\n"
+    )
+    found = lint(tmp_path, text, "--select", "GPU403", name="values.yaml")
+    assert where(found) == [("GPU403", 5, 1)]
+
+
+def test_gpu403_operator_plugin_config_data_that_is_no_string_fails_the_install(tmp_path):
+    # selectel/gpu-sharing-k8s: a config written as a mapping under devicePlugin.config.data
+    text = """\
+    operator:
+      defaultRuntime: containerd
+    driver:
+      enabled: true
+    mig:
+      strategy: single
+    devicePlugin:
+      config:
+        create: true
+        name: plugin-config
+        default: any
+        data:
+          any:
+            version: v1
+          count: 3
+          fine: |-
+            version: v1
+    """
+    found = lint(tmp_path, text, "--select", "GPU403", name="values.yaml")
+    assert where(found) == [("GPU403", 14, 9), ("GPU403", 15, 14)]
+    assert {f["severity"] for f in found} == {"error"}
+    assert found[0]["message"].startswith(
+        "devicePlugin.config.data.any is a mapping, not a string: the chart writes it into the "
+        "ConfigMap's data, which the API server rejects (\"json: cannot unmarshal object into "
+        'Go struct field ConfigMap.data of type string")'
+    )
+    assert "cannot unmarshal number" in found[1]["message"]
+
+
 def test_gpu403_chart_defaults_are_clean(tmp_path):
     text = """\
     config:
