@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers import findings_json, lint, where
 
 
@@ -516,3 +518,52 @@ def test_gpu401_init_container_of_the_plugin_image(tmp_path):
     found = lint(tmp_path, text, "--select", "GPU401")
     assert where(found) == [("GPU401", 11, 16)]
     assert found[0]["container"] == "config-manager-init"
+
+
+# --- GPU409 device-plugin-socket-unmounted --------------------------------------------------
+
+PLUGIN_DS = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: nvidia-device-plugin
+spec:
+  template:
+    spec:
+      containers:
+        - name: plugin
+          image: nvcr.io/nvidia/k8s-device-plugin:v0.17.4
+{extra}"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "found"),
+    [
+        ("", [("GPU409", 9, 11)]),  # TylrDn/k8s-gpu-baseline: no mount at all
+        (  # the node's folder, at the folder or above it: registered
+            "          volumeMounts: [{name: dp, mountPath: /var/lib/kubelet/device-plugins}]\n"
+            "      volumes: [{name: dp, hostPath: {path: /var/lib/kubelet/device-plugins}}]\n",
+            [],
+        ),
+        (
+            "          volumeMounts: [{name: k, mountPath: /var/lib/kubelet/}]\n"
+            "      volumes: [{name: k, hostPath: {path: /var/snap/microk8s/kubelet}}]\n",
+            [],
+        ),
+        (  # an emptyDir there is not the node's folder
+            "          volumeMounts: [{name: dp, mountPath: /var/lib/kubelet/device-plugins}]\n"
+            "      volumes: [{name: dp, emptyDir: {}}]\n",
+            [("GPU409", 9, 11)],
+        ),
+        (  # a folder beside it does not hold the kubelet's socket
+            "          volumeMounts: [{name: dp, mountPath: /var/lib/kubelet-plugins}]\n"
+            "      volumes: [{name: dp, hostPath: {path: /var/lib/kubelet/device-plugins}}]\n",
+            [("GPU409", 9, 11)],
+        ),
+        ('          args: ["--kubelet-socket=/run/kubelet.sock"]\n', []),  # moved: not judged
+        ('          command: ["gpu-feature-discovery"]\n', []),  # the image's GFD role
+    ],
+)
+def test_gpu409_the_plugin_needs_the_node_s_device_plugin_folder(tmp_path, extra, found):
+    text = PLUGIN_DS.format(extra=extra)
+    assert where(lint(tmp_path, text, "--select", "GPU409")) == found
