@@ -136,8 +136,10 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
 
 
 def _relocated(container: Container) -> bool:
-    words = [str(w) for w in container.data.get("args") or () if isinstance(w, str)]
-    words += [str(w) for w in container.data.get("command") or () if isinstance(w, str)]
+    words: list[str] = []
+    for key in ("command", "args"):
+        listed = container.data.get(key)
+        words += [w for w in listed if isinstance(w, str)] if isinstance(listed, list) else []
     env = container.data.get("env")
     for entry in env if isinstance(env, list) else ():
         if isinstance(entry, dict) and isinstance(entry.get("name"), str):
@@ -149,7 +151,12 @@ def _relocated(container: Container) -> bool:
 def _mounts_the_folder(pod: PodSpec, container: Container) -> bool:
     """A mount at the plugin folder or above it, of a hostPath volume (or one gpulint
     cannot judge: a placeholder, a volume the pod does not define)."""
-    volumes = {v.get("name"): v for v in pod.spec.get("volumes") or () if isinstance(v, dict)}
+    listed = pod.spec.get("volumes")
+    volumes = {
+        v["name"]: v
+        for v in (listed if isinstance(listed, list) else ())
+        if isinstance(v, dict) and isinstance(v.get("name"), str)
+    }
     mounts = container.data.get("volumeMounts")
     for mount in mounts if isinstance(mounts, list) else ():
         if not isinstance(mount, dict):

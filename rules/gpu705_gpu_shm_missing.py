@@ -212,7 +212,12 @@ def _rejections(resource: Resource, pod: PodSpec) -> Iterator[Report]:
     pkg/apis/core/validation): mounted twice in one container, or naming a volume the pod
     does not define (only for the built-in kinds: an operator may add volumes of its own,
     as Argo Workflows adds the workflow's)."""
-    names = {v.get("name") for v in pod.spec.get("volumes") or () if isinstance(v, dict)}
+    volumes = pod.spec.get("volumes")
+    if not isinstance(volumes, list | None):
+        return  # a malformed pod spec: GPU011's
+    names = {
+        v["name"] for v in volumes or () if isinstance(v, dict) and isinstance(v.get("name"), str)
+    }
     validated = api_group(resource.api_version) in _VALIDATED_GROUPS
     for container in pod.containers:
         mounts = container.data.get("volumeMounts")
