@@ -36,8 +36,11 @@ image`; release scripts do the same). Own is read from the run, never
 guessed from a name (`gpulint/model/project.py`): the image's repository path
 is the project's `owner/repo` or lies under it
 (`ghcr.io/kubeflow/trainer/torchtune-trainer` in `kubeflow/trainer`); the
-owner alone never matches (`rocm/pytorch` is not `ROCm/k8s-device-plugin`'s).
-The message says where the identity was learned.
+owner alone never matches (`rocm/pytorch` is not `ROCm/k8s-device-plugin`'s);
+or the repository's own CI pushes that image repository, whatever its name
+(`selkies-project/docker-nvidia-glx-desktop`'s workflow pushes
+`ghcr.io/selkies-project/nvidia-glx-desktop`): the registry and path match
+exactly, any tag. The message says where the identity or the push was read.
 
 Through a kustomize render, where a kustomization's `images:` entry sets the
 tag (`newTag: latest`, the outermost kustomization naming the image decides),
@@ -47,8 +50,17 @@ not in the base manifest (`gpulint/inputs/render/kustomize_images.py`).
 Facts: the project identity, a GitHub or GitLab `owner/repo` read from the
 linted repository's files (`gpulint/inputs/project_scan.py`): the git remote
 `origin` in `.git/config`, else a root `go.mod` module path, else the `home`
-and `sources` of a top-level chart in the walk. Without one, every unpinned
-image is a warning.
+and `sources` of a top-level chart in the walk. The images the repository's
+CI pushes (`gpulint/inputs/ci_images.py`), read from the files at the root of
+the git repository that holds the linted paths: the GitHub Actions workflows
+in `.github/workflows/` (the `tags` of `docker/build-push-action`, the
+`images` of `docker/metadata-action`, `docker push` and `docker buildx build
+--push -t` in `run:` scripts) and `.gitlab-ci.yml` (the same commands in
+scripts). `${{ env.NAME }}` is read from the workflow's, job's and step's
+`env:`, `${{ github.repository_owner }}`, `${{ github.repository }}` and
+`${{ github.event.repository.name }}` from the identity; a name holding any
+other expression (`${{ secrets.REGISTRY }}/app`, `${{ matrix.image }}`) is
+not counted. Without either, every unpinned image is a warning.
 
 ## Why it matters
 GPU images bundle a CUDA runtime that must match the node's driver and a
@@ -168,6 +180,13 @@ def _advice(ref: ImageRef, ctx: Context) -> str | None:
             f"it is this repository's own image ({own.path}, from {own.source}), so the "
             "default branch may track it on purpose: pin a version tag or a digest when "
             "releasing"
+        )
+    pushed = ctx.project.publishes(ref)
+    if pushed is not None:
+        return (
+            f"it is this repository's own image ({pushed.repository}, pushed by "
+            f"{pushed.source}), so the default branch may track it on purpose: pin a version "
+            "tag or a digest when releasing"
         )
     cuda = _cuda_in_name(ref)
     if cuda is not None:

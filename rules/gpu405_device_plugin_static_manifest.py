@@ -89,7 +89,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for container in containers.plugin_containers(resource):
         if containers.runs_plugin(container):
             ref = parse_image(container.image)
-            if ref is not None and ctx.project.publisher(ref) is not None:
+            if ref is not None and ctx.project.owns(ref):
                 return  # the plugin's own repository: its reference manifests are for users
             yield Report(
                 container.path + ("image",),

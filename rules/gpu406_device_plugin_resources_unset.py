@@ -192,7 +192,7 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
         return
     for container in containers.plugin_containers(resource):
         ref = parse_image(container.image)
-        if ref is not None and ctx.project.publisher(ref) is not None:
+        if ref is not None and ctx.project.owns(ref):
             continue  # the plugin's own repository: sizing is left to whoever installs it
         spec = container.pod.spec
         exempt = _exempt(spec.get("priorityClassName"), spec.get("priority"))

@@ -616,7 +616,7 @@ def _repository_root(url: Any, settings: Settings) -> str | None:
 def _this_repository(linted: tuple[str, ...]) -> tuple[list[str], set[tuple[str, str]]]:
     """The git roots of the linted paths (absolute) and the repository's identities."""
     folders = [p for p in linted if os.path.isdir(p)] or [os.path.dirname(p) for p in linted]
-    project = project_of(linted, [])
+    project = project_of(linted, [], ci=False)  # its identity only
     return list(git_roots(folders)), {(i.host, i.path) for i in project.ids}
 
 

@@ -17,6 +17,10 @@ that names a GitHub or GitLab repository decides:
 The git remote is what the checkout is, so it wins: a fork deploying its upstream's
 ``:latest`` is warned, and a chart whose ``home`` names the upstream project it
 packages is not consulted where the remote says otherwise.
+
+Then the images the repository publishes, whatever their names: what the CI files at
+the root of each such git repository push (``ci_images.py``: GitHub Actions workflows,
+``.gitlab-ci.yml``), read once per run here, never per linted file.
 """
 
 from __future__ import annotations
@@ -28,8 +32,9 @@ from collections.abc import Iterable, Sequence
 from gpulint.core.findings import InputError
 from gpulint.core.lazy_re import lazy
 from gpulint.core.sources import decode, read_bytes
+from gpulint.inputs.ci_images import published_images
 from gpulint.inputs.discover import STDIN, Target, display_path
-from gpulint.model.project import Project, ProjectId, repository_path
+from gpulint.model.project import Project, ProjectId, PublishedImage, repository_path
 from gpulint.yaml.parse import documents
 
 _SECTION = lazy(r"^\s*\[(?P<name>[^\]]*)\]\s*$")
@@ -39,12 +44,13 @@ _MODULE = lazy(r"^\s*module\s+\"?(?P<path>[^\s\"]+)\"?", re.MULTILINE)
 _LIMIT = 1 << 20  # identity files are small; a bigger one is not read
 
 
-def project_of(linted: Sequence[str], targets: Sequence[Target]) -> Project:
+def project_of(linted: Sequence[str], targets: Sequence[Target], ci: bool = True) -> Project:
     """The project of the run: ``linted`` are the paths named on the command line (the
-    targets' paths when none are given)."""
+    targets' paths when none are given). ``ci``: read what the CI files publish too."""
     paths = [p for p in (linted or [t.path for t in targets]) if p != STDIN]
     roots = git_roots(paths)
-    ids = [i for git_dir in roots.values() if git_dir for i in _remote(git_dir)]
+    remotes = {root: _remote(git_dir) if git_dir else [] for root, git_dir in roots.items()}
+    ids = [i for found in remotes.values() for i in found]
     if not ids:
         folders = list(roots) + [p for p in paths if os.path.isdir(p) and p not in roots]
         ids = [i for folder in dict.fromkeys(folders) for i in _go_module(folder)]
@@ -53,7 +59,13 @@ def project_of(linted: Sequence[str], targets: Sequence[Target]) -> Project:
             i for t in targets if t.kind == "helm" and not _subchart(t.path) for i in _chart(t.path)
         ]
     unique = {(i.host, i.path): i for i in reversed(ids)}  # the first source of each kept
-    return Project(tuple(reversed(list(unique.values()))))
+    kept = tuple(reversed(list(unique.values())))
+    published: dict[str, PublishedImage] = {}
+    for root, remote in remotes.items() if ci else ():
+        # A root's own remote names its github.repository; else the run's one identity.
+        for image in published_images(root, remote or kept):
+            published.setdefault(image.repository, image)
+    return Project(kept, tuple(published.values()))
 
 
 def _bytes(path: str) -> bytes | None:

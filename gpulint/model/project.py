@@ -18,8 +18,16 @@ that ``owner/repo`` or lies under it (``ghcr.io/kubeflow/trainer/torchtune-train
 for ``kubeflow/trainer``; ``quay.io/o/r``, ``o/r`` on Docker Hub), compared without
 case. The owner alone never matches: ``rocm/pytorch`` is not published by
 ``ROCm/k8s-device-plugin``, and a repository deploying another project's ``:latest``
-is warned as before. The project is small, frozen and picklable, like the cluster
-profile, so worker processes get it with the context.
+is warned as before.
+
+An image is also own when the repository's CI files push it (``inputs/ci_images.py``:
+a GitHub Actions workflow's docker/build-push-action ``tags``, docker/metadata-action
+``images``, a ``docker push`` in a script, the same in ``.gitlab-ci.yml``), whatever its
+name: ``selkies-project/docker-nvidia-glx-desktop`` publishes
+``ghcr.io/selkies-project/nvidia-glx-desktop``. That match is exact, registry included
+(Docker Hub's spellings made one: ``canonical_repository``): a workflow pushing
+``ghcr.io/o/app`` says nothing of ``docker.io/o/app``. The project is small, frozen and
+picklable, like the cluster profile, so worker processes get it with the context.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ import re
 
 from gpulint.core.lazy_re import lazy
 from gpulint.core.record import record
-from gpulint.model.values.images import ImageRef
+from gpulint.model.values.images import ImageRef, canonical_repository
 
 HOSTS = ("github.com", "gitlab.com")
 # host/path of a repository in a URL: https://, ssh://, git://, with a user, or scp-like
@@ -49,11 +57,21 @@ class ProjectId:
     source: str  # "charts/x/Chart.yaml home", ".git/config remote origin"
 
 
+@record(frozen=True, slots=True)
+class PublishedImage:
+    """An image repository the linted repository's CI pushes, and the file that says so."""
+
+    repository: str  # registry/path, lower case, no tag: ghcr.io/o/name, docker.io/o/name
+    source: str  # ".github/workflows/publish.yml"
+
+
 @record(frozen=True)
 class Project:
-    """The identities of the linted repository (usually one; none when nothing says)."""
+    """The identities of the linted repository (usually one; none when nothing says), and
+    the image repositories its CI publishes."""
 
     ids: tuple[ProjectId, ...] = ()
+    published: tuple[PublishedImage, ...] = ()
 
     def publisher(self, ref: ImageRef) -> ProjectId | None:
         """The identity under whose ``owner/repo`` the image's repository path lies."""
@@ -63,8 +81,21 @@ class Project:
                 return found
         return None
 
+    def publishes(self, ref: ImageRef) -> PublishedImage | None:
+        """The CI file's entry that pushes the image's repository (any tag)."""
+        if not self.published:
+            return None
+        repository = canonical_repository(ref)
+        return next((p for p in self.published if p.repository == repository), None)
+
+    def owns(self, ref: ImageRef) -> bool:
+        """The image is the repository's own: under its ``owner/repo``, or pushed by its CI."""
+        return self.publisher(ref) is not None or self.publishes(ref) is not None
+
     def describe(self) -> list[str]:
-        return [f"{i.path} ({i.host}): {i.source}" for i in self.ids]
+        return [f"{i.path} ({i.host}): {i.source}" for i in self.ids] + [
+            f"publishes {p.repository}: {p.source}" for p in self.published
+        ]
 
 
 def repository_path(url: str) -> tuple[str, str] | None:

@@ -90,6 +90,25 @@ def parse_image(image: str) -> ImageRef | None:
     return ImageRef(registry, name, tag, digest)
 
 
+# Docker Hub's names: distribution/reference's ``normalize.go`` (legacyDefaultDomain
+# ``index.docker.io``, defaultDomain ``docker.io``, officialRepoPrefix ``library/``) and
+# the host its API answers on (moby ``registry/config.go``, DefaultRegistryHost).
+_DOCKER_HUB = ("docker.io", "index.docker.io", "registry-1.docker.io")
+
+
+def canonical_repository(ref: ImageRef) -> str:
+    """``registry/path`` of an image's repository in lower case, Docker Hub's written out
+    (``acme/app`` -> ``docker.io/acme/app``, ``ubuntu`` -> ``docker.io/library/ubuntu``),
+    so that two spellings of one repository compare equal."""
+    registry = (ref.registry or "docker.io").lower()
+    path = ref.repository.lower()
+    if registry in _DOCKER_HUB:
+        registry = "docker.io"
+        if "/" not in path:
+            path = "library/" + path
+    return f"{registry}/{path}"
+
+
 def is_pause_image(image: str) -> bool:
     """``registry.k8s.io/pause:3.9`` and its mirrors: the pod sandbox's do-nothing image."""
     ref = parse_image(image)
