@@ -1,9 +1,11 @@
 """A finding in ``helm template`` output -> the template line, and the values key behind it.
 
 ``# Source:`` names the template; ``template_map`` finds the line writing the
-key, ``template_block`` the ``toYaml``/``include`` expression that wrote a block
-the template does not spell out, and ``values_origin`` the values key (and the
-``--values`` file or ``--set`` over it). For a chart folder the rendered stream
+key, ``template_items`` which writer of a list wrote an item whose position the
+template does not say (by what the item holds), ``template_block`` the
+``toYaml``/``include`` expression that wrote a block the template does not spell
+out, and ``values_origin`` the values key (and the ``--values`` file or ``--set``
+over it). For a chart folder the rendered stream
 is no file, so a finding always moves to a real one: the template line, else
 the expression, else the template document's first line, else Chart.yaml.
 """
@@ -19,6 +21,7 @@ from gpulint.core.record import replace
 from gpulint.core.settings import Settings
 from gpulint.inputs.discover import ChartRelease, display_path
 from gpulint.inputs.render.template_block import find_block, value_reference
+from gpulint.inputs.render.template_items import Items
 from gpulint.inputs.render.template_map import find
 from gpulint.inputs.render.values_origin import ValuesIndex
 from gpulint.yaml import positions
@@ -66,7 +69,10 @@ class TemplateMapper:
         if depth < len(path):
             at = "key"  # reported at the deepest node that exists
         shown = display_path(file)
-        hit = find(text, path[:depth])
+        values = self.values
+        lookup = (lambda key: values.effective(template, key)) if values is not None else None
+        items = Items(text, doc.node, lookup)
+        hit = find(text, path[:depth], items)
         value: ValueSource | None = None
         if hit is not None:
             column, end = hit.column, hit.end_column
@@ -78,7 +84,7 @@ class TemplateMapper:
             if reference is not None and self.values is not None:
                 value = self.values.origin(template, reference)
         else:
-            block = find_block(text, path[:depth])
+            block = find_block(text, path[:depth], items)
             if block is not None:
                 mapped = Location(shown, block.line, block.column, block.line, block.end_column)
                 if block.values_path and self.values is not None:

@@ -5,19 +5,19 @@ pass resources, node selectors and tolerations: the keys below ``resources``
 exist only in the values. Such a finding belongs on the expression's line, and
 the values key it read (``.Values.resources`` directly, or ``.`` inside a
 ``with .Values.resources``) is named with the keys the expression added.
+
+A list item below such a key is the expression's only when nothing else writes
+items of that list; else ``template_items`` decides which writer wrote it (an
+expression, with the index of the values item it rendered, or a literal item),
+and an undecided one has no block.
 """
 
 from __future__ import annotations
 
-import re
-
 from gpulint.core.record import record
+from gpulint.inputs.render.template_actions import ACTION, CONTROL, VALUES_REF, values_ref
+from gpulint.inputs.render.template_items import Items
 from gpulint.inputs.render.template_map import Hit, find
-
-_ACTION = re.compile(r"\{\{-?\s*(?P<body>.*?)\s*-?\}\}")
-_CONTROL = re.compile(r"^(?:if|else|end|with|range|define|block|template\b|/\*|break|continue)\b")
-_VALUES_REF = re.compile(r"\.Values((?:\.[A-Za-z_][A-Za-z0-9_-]*)+)")
-_WITH = re.compile(r"^\{\{-?\s*with\s+\.Values((?:\.[A-Za-z_][A-Za-z0-9_-]*)+)\s*-?\}\}\s*$")
 
 
 @record(frozen=True)
@@ -31,23 +31,41 @@ class Block:
     values_path: tuple | None  # the values key the rendered path came from, when known
 
 
-def find_block(text: str, path: tuple) -> Block | None:
-    """The expression under the deepest key of ``path`` the template writes, or None."""
+def find_block(text: str, path: tuple, items: Items) -> Block | None:
+    """The expression under the deepest key of ``path`` the template writes, or None;
+    ``items`` decides the writer of an item of a list more than one thing writes."""
     cuts = [i for i, step in enumerate(path) if isinstance(step, str)]
     lines = text.splitlines()
     for cut in reversed(cuts[:-1] if cuts else []):
-        hit = find(text, path[: cut + 1])
+        hit = find(text, path[: cut + 1], items)
         if hit is None:
             continue
+        rest = path[cut + 1 :]
+        if rest and type(rest[0]) is int and not items.sole(hit.line - 1):
+            return _item_block(hit, path[: cut + 2], rest[1:], items)
         found = _expression_below(lines, hit)
         if found is None:
             return None  # the template writes the key and something we cannot read below it
         number, column, end, body = found
-        base = _values_ref(body, lines, number)
+        base = values_ref(body, lines, number)
         rest = path[cut + 1 :]
         values = base + tuple(rest) if base is not None else None
         return Block(hit, number + 1, column + 1, end + 1, values)
     return None
+
+
+def _item_block(hit: Hit, item: tuple, rest: tuple, items: Items) -> Block | None:
+    """The expression that wrote the list item at ``item`` below the key at ``hit``, and
+    the values item it rendered, when that is decided. (A literal item the template
+    writes, whose key at ``rest`` was not found, is ambiguous: written twice, computed.)"""
+    written = items.writer(item, hit.line - 1)
+    if written is None or written.writer.kind != "expression" or written.index is None:
+        return None
+    writer = written.writer
+    values = None
+    if writer.values_path is not None:
+        values = (*writer.values_path, written.index, *rest)
+    return Block(hit, writer.line + 1, writer.column + 1, writer.end_column + 1, values)
 
 
 def value_reference(text: str, hit: Hit) -> tuple | None:
@@ -56,9 +74,9 @@ def value_reference(text: str, hit: Hit) -> tuple | None:
     lines = text.splitlines()
     if hit.value_column is None:
         found = _expression_below(lines, hit)
-        return _values_ref(found[3], lines, found[0]) if found is not None else None
+        return values_ref(found[3], lines, found[0]) if found is not None else None
     rest = lines[hit.line - 1][hit.value_column - 1 :]
-    refs = {m.group(1) for m in _VALUES_REF.finditer(rest)}
+    refs = {m.group(1) for m in VALUES_REF.finditer(rest)}
     if len(refs) != 1:
         return None
     return tuple(refs.pop().lstrip(".").split("."))
@@ -79,34 +97,7 @@ def _expression_below(lines: list[str], hit: Hit) -> tuple[int, int, int, str] |
             if indent <= key_indent and not stripped.startswith("{{"):
                 return None
         start = hit.end_column if number == first else 0
-        for action in _ACTION.finditer(raw, start):
-            if not _CONTROL.match(action.group("body")):
+        for action in ACTION.finditer(raw, start):
+            if not CONTROL.match(action.group("body")):
                 return number, action.start(), action.end(), action.group("body")
-    return None
-
-
-def _values_ref(body: str, lines: list[str], number: int) -> tuple | None:
-    refs = {m.group(1) for m in _VALUES_REF.finditer(body)}
-    if len(refs) == 1:
-        return tuple(refs.pop().lstrip(".").split("."))
-    if refs or not re.search(r"(?:^|\s|\()\.(?:\s|\||\)|$)", body):
-        return None
-    # `.`: the innermost open `with .Values.x` above (a `range` makes `.` an item: unknown).
-    depth = 0
-    for above in range(number - 1, -1, -1):
-        action = _ACTION.search(lines[above])
-        if action is None:
-            continue
-        word = action.group("body").split(" ", 1)[0]
-        if word == "end":
-            depth += 1
-        elif word in ("with", "range", "if", "define", "block"):
-            if depth:
-                depth -= 1
-                continue
-            if word == "with":
-                found = _WITH.match(lines[above].strip())
-                return tuple(found.group(1).lstrip(".").split(".")) if found else None
-            if word in ("range", "define", "block"):
-                return None
     return None

@@ -5,14 +5,17 @@ starts a key (``key:`` after indentation and any ``- ``) is a candidate for the
 last key of the path; its ancestors are the nearest lines above it with less
 indentation. A candidate is kept when its ancestors are exactly the path: the
 same keys, and the same list positions (the n-th ``- `` item under a key for
-index n). Anything else (a key written by ``toYaml``/``include``, items an
-expression adds before the template's own, a key spelled twice in one template,
-a computed key) is ambiguous and the caller falls back to the rendered line.
+index n). An item below an ``if``/``range``/``with`` or an expression in its list
+has no position the template says (``Unknown``); the caller may match it by what
+it holds (``template_items``). Anything else (a key written by
+``toYaml``/``include``, a key spelled twice in one template, a computed key) is
+ambiguous and the caller falls back to the rendered line.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from gpulint.core.record import record
 
@@ -35,7 +38,20 @@ class Hit:
 
 
 @record(frozen=True)
-class _Line:
+class Unknown:
+    """A list item whose position a ``{{ }}`` line above it in its list makes unknowable."""
+
+    line: int  # 0-based line of the item's ``- ``
+    column: int  # 0-based column of that dash
+
+
+# (the rendered path of a list item, a template item at an unknown position) -> whether
+# that template item wrote it.
+ItemCheck = Callable[[tuple, Unknown], bool]
+
+
+@record(frozen=True)
+class Line:
     """One template line as the matcher sees it."""
 
     number: int  # 0-based
@@ -47,9 +63,9 @@ class _Line:
     value_col: int | None
 
 
-def _scan(text: str) -> tuple[list[_Line | None], frozenset[int]]:
+def scan(text: str) -> tuple[list[Line | None], frozenset[int]]:
     """One entry a line (None for blank, comment and ``{{ }}``), and the ``{{ }}`` lines."""
-    out: list[_Line | None] = []
+    out: list[Line | None] = []
     directives = set()
     for number, raw in enumerate(text.splitlines()):
         stripped = raw.strip()
@@ -64,7 +80,7 @@ def _scan(text: str) -> tuple[list[_Line | None], frozenset[int]]:
             leading = _DASHES.match(raw)  # always matches (every part is optional)
             dashes = leading.group(1) if leading else ""
             cols = tuple(indent + i for i, ch in enumerate(dashes) if ch == "-")
-            out.append(_Line(number, indent, cols, "", indent + len(dashes), 0, None))
+            out.append(Line(number, indent, cols, "", indent + len(dashes), 0, None))
             continue
         dashes = match.group("dashes")
         cols = tuple(indent + i for i, ch in enumerate(dashes) if ch == "-")
@@ -75,7 +91,7 @@ def _scan(text: str) -> tuple[list[_Line | None], frozenset[int]]:
         value_col = None
         if rest.strip() and not rest.strip().startswith("#"):
             value_col = match.end() + (len(rest) - len(rest.lstrip(" ")))
-        out.append(_Line(number, indent, cols, match.group("key"), key_col, end, value_col))
+        out.append(Line(number, indent, cols, match.group("key"), key_col, end, value_col))
     return out, frozenset(directives)
 
 
@@ -87,7 +103,7 @@ def _document_start(raw_lines: list[str], number: int) -> int:
 
 
 def _chain(
-    lines: list[_Line | None], directives: frozenset[int], target: _Line, start: int
+    lines: list[Line | None], directives: frozenset[int], target: Line, start: int
 ) -> list | None:
     """Ancestor steps of ``target``, root first: keys, and list positions as ints."""
     steps: list = []  # innermost first
@@ -124,14 +140,15 @@ def _chain(
 
 
 def _position(
-    lines: list[_Line | None], directives: frozenset[int], item_line: int, dash_col: int, start: int
-) -> int:
-    """How many items of the same list come before the one at ``item_line``; -1 when an
-    ``if``/``range``/``with`` above it in the list makes that unknowable."""
+    lines: list[Line | None], directives: frozenset[int], item_line: int, dash_col: int, start: int
+) -> int | Unknown:
+    """How many items of the same list come before the one at ``item_line``; ``Unknown``
+    when an ``if``/``range``/``with`` or an expression above it in the list makes that
+    unknowable."""
     position = 0
     for number in range(item_line - 1, start - 1, -1):
         if number in directives:
-            return -1
+            return Unknown(item_line, dash_col)
         line = lines[number]
         if line is None:
             continue
@@ -144,17 +161,18 @@ def _position(
     return position
 
 
-def find(text: str, path: tuple) -> Hit | None:
-    """The one template line writing the last key of ``path``, or None."""
+def find(text: str, path: tuple, items: ItemCheck | None = None) -> Hit | None:
+    """The one template line writing the last key of ``path``, or None. ``items`` decides
+    the items of unknown position (without it, they never match)."""
     keys = [p for p in path if isinstance(p, str)]
     if not keys:
         return None
     leaf = keys[-1]
     cut = max(i for i, p in enumerate(path) if isinstance(p, str))
     wanted = list(path[: cut + 1])  # the path to the leaf key, list indices included
-    lines, directives = _scan(text)
+    lines, directives = scan(text)
     raw_lines = text.splitlines()
-    matches: list[tuple[_Line, list]] = []
+    matches: list[tuple[Line, list]] = []
     for line in lines:
         if line is None or line.key != leaf:
             continue
@@ -163,10 +181,22 @@ def find(text: str, path: tuple) -> Hit | None:
             continue
         chain.append(leaf)
         # List positions must agree too: items an expression adds before this one shift it.
-        if chain == wanted:
+        if _agrees(chain, wanted, items):
             matches.append((line, chain))
     if len(matches) != 1:
         return None
     line = matches[0][0]
     value = None if line.value_col is None else line.value_col + 1
     return Hit(line.number + 1, line.key_col + 1, line.end + 1, value)
+
+
+def _agrees(chain: list, wanted: list, items: ItemCheck | None) -> bool:
+    if len(chain) != len(wanted):
+        return False
+    for i, (have, want) in enumerate(zip(chain, wanted, strict=True)):
+        if have == want:
+            continue
+        unknown = type(have) is Unknown and type(want) is int and items is not None
+        if not (unknown and items is not None and items(tuple(wanted[: i + 1]), have)):
+            return False
+    return True
