@@ -366,6 +366,30 @@ def test_an_appended_item_is_found_by_its_name(only_wheel_kubectl):
     assert _where("overlay", "GPU302") == [("GPU302", "overlay/ops.yaml", 5, 5)]
 
 
+def test_a_copied_value_lands_on_the_ops_from(only_wheel_kubectl):
+    _put(
+        only_wheel_kubectl,
+        {
+            "overlay/kustomization.yaml": """
+                resources:
+                  - ../base
+                patches:
+                  - path: ops.yaml
+                    target: {kind: Deployment, name: vllm}
+            """,
+            "overlay/ops.yaml": """
+                - op: add
+                  path: /spec/template/spec/containers/0/env
+                  value: [{name: IMAGE, value: "vllm/vllm-openai:latest"}]
+                - op: copy
+                  from: /spec/template/spec/containers/0/env/0/value
+                  path: /spec/template/spec/containers/0/image
+            """,
+        },
+    )
+    assert _where("overlay", "GPU302") == [("GPU302", "overlay/ops.yaml", 5, 3)]
+
+
 def test_yaml_an_op_writes_as_text_is_placed_inside_its_value(only_wheel_kubectl):
     # The op replaces the device plugin values of an Argo CD Application (the base's
     # `migStrategy: none` is valid): GPU402 on `mig-mixed` inside the op's block, itself
