@@ -54,7 +54,7 @@ def resolve_inside(
     indent = indentation(node, text)
     if indent is None:
         return None
-    inner = _root(node.value)
+    inner = _root(node.value, lists=True)
     if inner is None:
         return None
     (line, column, end_line, end_column), depth = resolve(inner, path, at, node.value)
@@ -84,9 +84,12 @@ def indentation(node: ScalarNode, text: str | list[str]) -> int | None:
 
 
 @lru_cache(maxsize=64)
-def _root(value: str) -> Node | None:
+def _root(value: str, lists: bool = False) -> Node | None:
+    """The node tree of the YAML mapping (with ``lists``, or list: a kustomization's inline
+    JSON6902 patch) or TOML a string holds, else None."""
     documents, errors = parse(Source("<embedded>", value))
-    if not errors and len(documents) == 1 and isinstance(documents[0].data, dict):
+    kinds = (dict, list) if lists else dict
+    if not errors and len(documents) == 1 and isinstance(documents[0].data, kinds):
         return documents[0].node
     if "[" in value:  # TOML (a containerd config.toml in a ConfigMap or cloud-init)
         loaded = load(value)

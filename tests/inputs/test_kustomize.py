@@ -759,9 +759,7 @@ def test_fix_leaves_a_node_a_patch_changed(only_wheel_kubectl, overlay):
     assert (overlay / "base/deployment.yaml").read_text() == before
 
 
-def test_a_json_patch_value_lands_on_the_origin_key_never_on_the_stream(
-    only_wheel_kubectl, overlay
-):
+def test_a_json_patch_value_lands_on_its_op_never_on_the_stream(only_wheel_kubectl, overlay):
     _put(
         overlay,
         {
@@ -790,6 +788,9 @@ def test_a_json_patch_value_lands_on_the_origin_key_never_on_the_stream(
     assert data["errors"] == []
     (finding,) = data["findings"]
     assert "(3)" in finding["message"]
-    # base/deployment.yaml line 14 holds the key the JSON patch changed.
-    assert (finding["path"], finding["line"], finding["column"]) == ("base/deployment.yaml", 14, 15)
+    # The 3 is the op's (its "value" member on the one line of gpus.json), not the base's
+    # 1 on base/deployment.yaml:14 (tests/inputs/test_kustomize_json6902.py has the rest).
+    column = (overlay / "overlay/gpus.json").read_text().index('"value"') + 1
+    assert (finding["path"], finding["line"], finding["column"]) == ("overlay/gpus.json", 1, column)
+    assert finding["template"] == "base/deployment.yaml"
     assert finding["templateLocation"] is None

@@ -4,7 +4,11 @@ The rendered resource is matched to a document of its origin file (same kind,
 then the name the transformers left recognisable), and the finding's path is
 followed in that document: list items by their ``name`` (patches reorder and
 add containers), scalars must be equal (a value a patch changed did not come
-from the origin file). Anything else falls back to the rendered stream.
+from the origin file). A value a patch changed is looked up in the patches the build
+applies, the last applied first: a strategic-merge patch by the same walk, a JSON6902
+op list by its target and the ops' JSON pointers (``json6902.py``). What no patch
+claims stays in the origin file, but never on its own, different value where a JSON6902
+patch may have set it (that patch's entry, else the built kustomization).
 """
 
 from __future__ import annotations
@@ -13,19 +17,68 @@ import os
 from typing import Any
 
 from gpulint.core.findings import Location
+from gpulint.core.record import record
 from gpulint.core.sources import Source, decode
 from gpulint.inputs.discover import display_path
 from gpulint.inputs.folders import kustomization_file
 from gpulint.inputs.kustomize_refs import is_remote, load_spec
+from gpulint.inputs.render.json6902 import (
+    BRINGS,
+    SETS,
+    covered,
+    ops_in,
+    ops_of,
+    pointer,
+    related,
+    selects,
+)
 from gpulint.inputs.tree import inside
 from gpulint.yaml import positions
 from gpulint.yaml.embedded import INSIDE, mapping_in
+from gpulint.yaml.nodes import Node
 from gpulint.yaml.parse import Document, parse
 
 ORIGIN = "config.kubernetes.io/origin"
-# A strategic-merge patch: a file, and () or the path to an inline patch in that file
-# (a kustomization's ``patches: [{patch: ...}]`` or a string of ``patchesStrategicMerge``).
-Patch = tuple[str, tuple]
+
+
+@record(frozen=True)
+class Patch:
+    """A patch a build applies, where a kustomization names it."""
+
+    file: str  # the patch file, or the kustomization that holds it inline
+    inline: tuple  # () for a file, else the path to the string in that kustomization
+    kustomization: str  # the kustomization file naming it
+    entry: tuple  # its entry there: ("patches", 2)
+    target: Any = None  # the entry's target (what a JSON6902 patch applies to)
+    json_only: bool = False  # a patchesJson6902 entry: never a strategic-merge patch
+    # the object's name, namespace and labels when it applies are the rendered ones (the
+    # built folder's own patch, with nothing of that folder changing them after it)
+    current: bool = False
+
+
+# What a kustomization applies after its ``patches`` and its ``patchesJson6902``
+# (kustomize's builtin transformer order, api/internal/target/kusttarget.go
+# configureBuiltinTransformers: patchesStrategicMerge, patches, namespace, namePrefix,
+# nameSuffix, labels, annotations, patchesJson6902, replicas, images, replacements; the
+# ``transformers:`` plugins after them) that may change what a target selects by.
+_RESELECT = ("replacements", "transformers")
+_AFTER = {
+    "patches": (
+        "namespace",
+        "namePrefix",
+        "nameSuffix",
+        "commonLabels",
+        "labels",
+        "commonAnnotations",
+        "patchesJson6902",
+        *_RESELECT,
+    ),
+    "patchesJson6902": _RESELECT,
+}
+
+
+# An op list as placed: its ops, the node and text to resolve in, the steps to the list.
+OpList = tuple[list[dict], Node, str, tuple, str]
 
 
 def origin_of(obj: Any) -> dict[str, str]:
@@ -44,8 +97,9 @@ def origin_of(obj: Any) -> dict[str, str]:
 
 class OriginMapper:
     """The rendered stream is no file: a finding always moves to one. The origin file's
-    line, else the patch that set the value, else the origin file's deepest key the
-    path shares, else the kustomization.yaml of the folder that was built."""
+    line, else the patch (or JSON6902 op) that set the value, else the origin file's
+    deepest key the path shares, else the kustomization.yaml of the folder that was
+    built."""
 
     def __init__(self, base: str, folder: str | None = None) -> None:
         self.base = base  # the folder origin paths are relative to
@@ -76,6 +130,15 @@ class OriginMapper:
         if target is None or translated is None:
             return self._elsewhere(doc, path, at, location, file, target), template, None
         steps, complete = translated
+        if complete:
+            # a mapping or list other than the origin's: a JSON6902 op may have written it
+            # whole (list items are matched by name, mappings are not compared)
+            held, made = _at(target.data, steps), _at(doc.data, path)
+            written = self._in_ops(doc.data, target.data, path, at) if held != made else None
+        else:
+            written = self._removed(doc.data, target.data, path, steps)
+        if written is not None:
+            return written, template, None
         span, _depth = positions.resolve(
             target.node, steps, at if complete else "key", target.source.text
         )
@@ -129,31 +192,47 @@ class OriginMapper:
         file: str,
         target: Document | None,
     ) -> Location:
-        for patch, inline in self._patch_files():
-            found = self._in_patch(patch, inline, doc.data, path, at)
+        origin = target.data if target is not None else None
+        for patch in self._patch_files():
+            found = self._in_patch(patch, doc.data, origin, path, at)
             if found is not None:
                 return found
         if target is not None:
-            span, _depth = positions.resolve(target.node, _shared(doc.data, target.data, path))
-            return Location(display_path(file), *span)
-        return self._kustomization(location)
+            shared = _shared(doc.data, target.data, path)
+            # Never the origin's own, different value where a JSON6902 patch may have set
+            # it: its entry, or the kustomization that was built when its target is
+            # undecided. A transformer's value (``images:``...) stays on the origin's line.
+            written = None
+            if _differs(doc.data, target.data, path, shared):
+                written = self._entry(doc.data, origin, path, location)
+            if written is None:
+                span, _depth = positions.resolve(target.node, shared)
+                written = Location(display_path(file), *span)
+            return written
+        return self._entry(doc.data, origin, path, location) or self._kustomization(location)
 
     def _kustomization(self, location: Location) -> Location:
         found = kustomization_file(self.folder) if self.folder else None
         return Location(display_path(found), 1, 1, 1, 1) if found else location
 
     def _patch_files(self) -> list[Patch]:
-        """The strategic-merge patches of the folder, its components and the local bases
-        it builds on."""
+        """The patches of the folder, its components and the local bases it builds on,
+        the last applied first."""
         if self._patches is None:
-            self._patches = _patches_of(self.folder, set()) if self.folder else []
+            self._patches = _patches_of(self.folder, set(), top=True) if self.folder else []
         return self._patches
 
     def _in_patch(
-        self, file: str, inline: tuple, rendered: Any, path: tuple, at: str
+        self, patch: Patch, rendered: Any, origin: Any, path: tuple, at: str
     ) -> Location | None:
-        """Where the patch (``file``, or the string at ``inline`` in the kustomization
-        ``file``) sets the value at ``path``, if it does."""
+        """Where the patch sets the value at ``path`` of the object rendered as
+        ``rendered`` (from the origin document ``origin``), if it does."""
+        ops = self._op_list(patch)
+        if ops is not None:
+            return self._in_op_list(patch, ops, rendered, origin, path, at)
+        if patch.json_only:
+            return None
+        file, inline = patch.file, patch.inline
         if not inline:
             found = self._match(file, rendered)
             translated = _translate(rendered, found.data, path) if found is not None else None
@@ -163,18 +242,107 @@ class OriginMapper:
             return Location(display_path(file), *span)
         docs = self._load(file)
         kustomization = docs[0] if docs else None
-        text = _at(kustomization.data, inline) if kustomization is not None else None
-        patch = mapping_in(text) if isinstance(text, str) else None
-        if kustomization is None or patch is None or not isinstance(rendered, dict):
+        string = _at(kustomization.data, inline) if kustomization is not None else None
+        smp = mapping_in(string) if isinstance(string, str) else None
+        if kustomization is None or smp is None or not isinstance(rendered, dict):
             return None
-        if patch.get("kind") != rendered.get("kind"):
+        if smp.get("kind") != rendered.get("kind"):
             return None
-        translated = _translate(rendered, patch, path)
+        translated = _translate(rendered, smp, path)
         if translated is None or not translated[1]:
             return None
         steps = (*inline, INSIDE, *translated[0])
         span, _depth = positions.resolve(kustomization.node, steps, at, kustomization.source.text)
         return Location(display_path(file), *span)
+
+    def _in_ops(self, rendered: Any, origin: Any, path: tuple, at: str) -> Location | None:
+        """Where a JSON6902 op wrote the node at ``path``, if one did."""
+        for patch in self._patch_files():
+            ops = self._op_list(patch)
+            found = self._in_op_list(patch, ops, rendered, origin, path, at) if ops else None
+            if found is not None:
+                return found
+        return None
+
+    def _in_op_list(
+        self, patch: Patch, ops: OpList, rendered: Any, origin: Any, path: tuple, at: str
+    ) -> Location | None:
+        if selects(patch.target, rendered, origin, patch.current) is not True:
+            return None  # not applied to this object, or undecided: no claim
+        claimed = _claim(ops[0], rendered, path)
+        if claimed is None:
+            return None
+        steps, complete = claimed
+        _ops, node, text, prefix, shown = ops
+        span, _depth = positions.resolve(node, (*prefix, *steps), at if complete else "key", text)
+        return Location(shown, *span)
+
+    def _op_list(self, patch: Patch) -> OpList | None:
+        """The patch's JSON6902 ops, with the node, text and steps to place them by; None
+        for a strategic-merge patch (a mapping) or what cannot be read."""
+        docs = self._load(patch.file)
+        if not docs:
+            return None
+        if not patch.inline:
+            ops = ops_of(docs[0].data) if len(docs) == 1 else None
+            if ops is None:
+                return None
+            return ops, docs[0].node, docs[0].source.text, (), display_path(patch.file)
+        text = _at(docs[0].data, patch.inline)
+        ops = ops_in(text) if isinstance(text, str) else None
+        if ops is None:
+            return None
+        # inside the block scalar, as an inline strategic-merge patch is placed
+        steps = (*patch.inline, INSIDE)
+        return ops, docs[0].node, docs[0].source.text, steps, display_path(patch.file)
+
+    def _removed(self, rendered: Any, origin: Any, path: tuple, steps: tuple) -> Location | None:
+        """The ``remove`` op of a JSON6902 patch that took away the key at which ``path``
+        leaves the rendered object, when the origin document holds that key."""
+        depth = len(steps)
+        held = _at(origin, steps)
+        if depth >= len(path) or not isinstance(path[depth], str) or path[depth] == INSIDE:
+            return None
+        if not isinstance(held, dict) or path[depth] not in held:
+            return None
+        gone = path[: depth + 1]
+        for patch in self._patch_files():
+            ops = self._op_list(patch)
+            if ops is None or selects(patch.target, rendered, origin, patch.current) is not True:
+                continue
+            for i in reversed(range(len(ops[0]))):
+                op = ops[0][i]
+                tokens = pointer(op.get("path"))
+                if op.get("op") != "remove" or tokens is None or len(tokens) != len(gone):
+                    continue
+                if tokens[-1] == gone[-1] and covered(tokens[:-1], gone[:-1], rendered):
+                    _ops, node, text, prefix, shown = ops
+                    span, _depth = positions.resolve(node, (*prefix, i, "path"), "key", text)
+                    return Location(shown, *span)
+        return None
+
+    def _entry(
+        self, rendered: Any, origin: Any, path: tuple, location: Location
+    ) -> Location | None:
+        """The entry of the last applied JSON6902 patch that applies to the object and
+        has an op on the way to ``path`` (its index may differ in the rendered list); the
+        built kustomization when whether such a patch applies is undecided; else None."""
+        for patch in self._patch_files():
+            ops = self._op_list(patch)
+            if ops is None or not any(related(pointer(op.get("path")), path) for op in ops[0]):
+                continue
+            applies = selects(patch.target, rendered, origin, patch.current)
+            if applies is None:
+                return self._kustomization(location)
+            if not applies:
+                continue
+            docs = self._load(patch.kustomization)
+            if not docs:
+                continue
+            steps = patch.inline or (*patch.entry, "path")
+            span, _depth = positions.resolve(docs[0].node, steps, "key")
+            return Location(display_path(patch.kustomization), *span)
+        return None
 
     def _match(self, file: str, rendered: Any) -> Document | None:
         docs = self._load(file)
@@ -223,7 +391,9 @@ def _translate(rendered: Any, origin: Any, path: tuple) -> tuple[tuple, bool] | 
         if isinstance(rendered, str) and not isinstance(step, int):
             # YAML in a literal block (an Argo CD helm.values, a ConfigMap's values.yaml):
             # the same text in both, read inside (positions.resolve steps into it)
-            if rendered != origin or mapping_in(rendered) is None:
+            if rendered != origin:
+                return None  # a patch changed the text
+            if mapping_in(rendered) is None:
                 return tuple(steps), False
             rendered, origin = mapping_in(rendered), mapping_in(rendered)
             if step == INSIDE:
@@ -291,11 +461,12 @@ def _shared(rendered: Any, origin: Any, path: tuple) -> tuple:
     return tuple(steps)
 
 
-def _patches_of(folder: str, seen: set[str]) -> list[Patch]:
-    """The strategic-merge patches a build of ``folder`` applies, the last applied first:
-    its own (``patches:``, applied after ``patchesStrategicMerge:``; the later entry
-    first), its components' (the later one first, each with its own components' after its
-    own patches), then those of what its resources and bases build on.
+def _patches_of(folder: str, seen: set[str], top: bool = False) -> list[Patch]:
+    """The patches a build of ``folder`` applies, the last applied first: its own
+    (``patchesJson6902``, applied after ``patches``, applied after
+    ``patchesStrategicMerge``; the later entry first), its components' (the later one
+    first, each with its own components' after its own patches), then those of what its
+    resources and bases build on.
 
     Followed as kustomize follows them, and as the checks before the build did
     (``remote.py``, ``links.py``): from each kustomization's real place, local paths only
@@ -308,16 +479,28 @@ def _patches_of(folder: str, seen: set[str]) -> list[Patch]:
     seen.add(real)
     spec = load_spec(kfile)
     found: list[Patch] = []
-    for i, entry in reversed(list(enumerate(_list(spec.get("patches"))))):
-        if isinstance(entry, dict) and isinstance(entry.get("patch"), str):
-            found.append((kfile, ("patches", i, "patch")))
-        elif isinstance(entry, dict) and isinstance(entry.get("path"), str):
-            found.extend(_patch_file(real, entry["path"]))
+    for name in ("patchesJson6902", "patches"):
+        json_only = name == "patchesJson6902"
+        current = top and not any(spec.get(later) for later in _AFTER[name])
+        for i, entry in reversed(list(enumerate(_list(spec.get(name))))):
+            if not isinstance(entry, dict):
+                continue
+            target = entry.get("target")
+            if isinstance(entry.get("patch"), str):
+                inline = (name, i, "patch")
+                found.append(Patch(kfile, inline, kfile, (name, i), target, json_only, current))
+            elif isinstance(entry.get("path"), str):
+                path = _local(real, entry["path"])
+                if path is not None and os.path.isfile(path):
+                    found.append(Patch(path, (), kfile, (name, i), target, json_only, current))
     for i, entry in reversed(list(enumerate(_list(spec.get("patchesStrategicMerge"))))):
+        at = ("patchesStrategicMerge", i)
         if isinstance(entry, str) and "\n" in entry:
-            found.append((kfile, ("patchesStrategicMerge", i)))
+            found.append(Patch(kfile, at, kfile, at))
         elif isinstance(entry, str):
-            found.extend(_patch_file(real, entry))
+            path = _local(real, entry)
+            if path is not None and os.path.isfile(path):
+                found.append(Patch(path, (), kfile, at))
     components = [e for e in _list(spec.get("components")) if isinstance(e, str)]
     for entry in [*reversed(components), *_list(spec.get("resources")), *_list(spec.get("bases"))]:
         sub = _local(real, entry) if isinstance(entry, str) else None
@@ -326,9 +509,37 @@ def _patches_of(folder: str, seen: set[str]) -> list[Patch]:
     return found
 
 
-def _patch_file(folder: str, entry: str) -> list[Patch]:
-    path = _local(folder, entry)
-    return [(path, ())] if path is not None and os.path.isfile(path) else []
+def _claim(ops: list[dict], rendered: Any, path: tuple) -> tuple[tuple, bool] | None:
+    """(steps into the op list, whether the whole path was found) of the last op that
+    wrote the node at ``path``: an ``add`` or ``replace`` whose ``path`` is ``path`` or
+    holds it, at the node of its ``value`` the rest of the path leads to (the rendered
+    node there must be what the op wrote: a later change is not the op's); a ``copy`` or
+    ``move``, at its ``from``. A ``remove`` (or ``test``) writes nothing."""
+    for i in reversed(range(len(ops))):
+        op = ops[i]
+        tokens = pointer(op.get("path"))
+        if tokens is None:
+            continue
+        if op.get("op") in BRINGS and pointer(op.get("from")) is not None:
+            if covered(tokens, path, rendered):
+                return (i, "from"), True
+            continue
+        if op.get("op") not in SETS or "value" not in op:
+            continue
+        if not covered(tokens, path, rendered, op["value"]):
+            continue
+        depth = len(tokens)
+        translated = _translate(_at(rendered, path[:depth]), op["value"], path[depth:])
+        if translated is not None:
+            return (i, "value", *translated[0]), translated[1]
+    return None
+
+
+def _differs(rendered: Any, origin: Any, path: tuple, shared: tuple) -> bool:
+    """Whether the origin's node at ``shared`` (the part of ``path`` both hold) is a value
+    other than the rendered one: a line that would send the reader to what is not there."""
+    held = _at(origin, shared)
+    return not isinstance(held, dict | list) and held != _at(rendered, path[: len(shared)])
 
 
 def _local(folder: str, entry: str) -> str | None:
