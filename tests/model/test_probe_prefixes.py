@@ -3,6 +3,8 @@ train.py`` is work, not a placeholder; alone, or before a probe, they stay what 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.helpers import lint_batch, where
@@ -50,3 +52,20 @@ def test_work_behind_a_prefix_is_work(tmp_path, command):
 )
 def test_probes_behind_a_prefix_are_probes(tmp_path, command):
     assert lint_batch(tmp_path, _JOB.format(command=command), "--select", "GPU106") == []
+
+
+# A multi-line script runs one command a line (jeremiepas/gpu-mig-presentation's moshi pods:
+# an echo, then the work); a comment ends at its line, not at the script's end.
+@pytest.mark.parametrize(
+    ("script", "work"),
+    [
+        ('echo "Starting (1g.6gb)"\npip install prometheus-client -q\npython3 serve.py', True),
+        ("nvidia-smi # list the GPUs\npython train.py", True),
+        ("set -e &&\n  torchrun train.py", True),
+        ("echo ready\nnvidia-smi -L\nsleep infinity", False),
+    ],
+)
+def test_each_line_of_a_script_is_a_command(tmp_path, script, work):
+    command = json.dumps(["sh", "-c", script])
+    found = lint_batch(tmp_path, _JOB.format(command=command), "--select", "GPU106")
+    assert where(found) == ([("GPU106", 14, 13)] if work else [])

@@ -124,14 +124,30 @@ def _runs_a_shell(container: Container) -> bool:
 
 
 def _split(script: str) -> list[str]:
-    script = script.replace("\\\n", " ")
+    """A script's words; a line break outside quotes ends a command as ``;`` does (a
+    multi-line ``args: - |`` block runs one command a line)."""
+    # A comment runs to the end of its line and takes the line break with it: the ";" put
+    # after each line break still ends the command.
+    script = script.replace("\\\n", " ").replace("\n", "\n;")
     try:
-        lexer = shlex.shlex(script, posix=True, punctuation_chars=";&|()")
+        lexer = shlex.shlex(script, posix=True, punctuation_chars=";&|()\n")
+        lexer.whitespace = " \t\r"
         lexer.whitespace_split = True
         lexer.commenters = "#"
-        return list(lexer)
+        return [_separator(word) for word in lexer]
     except ValueError:  # unbalanced quotes: fall back to whitespace
         return script.split()
+
+
+def _separator(word: str) -> str:
+    """A run of shell punctuation with line breaks in it: ``;`` for a line end, or the
+    operator it holds (``&&`` then a line break continues the command list)."""
+    if "\n" not in word or not set(word) <= _PUNCTUATION:
+        return word
+    return word.replace("\n", "").replace(";", "") or ";"
+
+
+_PUNCTUATION = frozenset(";&|()\n")
 
 
 def arguments(container: Container) -> list[Arg]:
