@@ -2,8 +2,9 @@
 ## What it checks
 A serving workload (LeaderWorkerSet, KServe and other serving CRDs; a
 Deployment or StatefulSet whose app containers open ports, have a readiness
-probe or run a model server; any other pod with a readiness probe or container
-ports that is not a batch job) on a time-sliced or MPS-shared GPU: it requests a `.shared`
+probe or run a model server, or whose pods a Service of the run selects; any
+other pod with a readiness probe or container ports that is not a batch job) on
+a time-sliced or MPS-shared GPU: it requests a `.shared`
 resource (`nvidia.com/gpu.shared`), requires `nvidia.com/gpu.sharing-strategy`
 (`time-slicing` or `mps`) or a `-SHARED` product label, or requests a resource
 that a sharing config in the same run replicates (a config file, a ConfigMap,
@@ -96,7 +97,7 @@ _WHY = "one noisy neighbour stalls every pod on that GPU"
 
 @facts.collected_by(rule)
 def _pick(found: facts.DocFacts) -> list:
-    return [*found.sharing, *(u for u in found.uses if u.serving)]
+    return [*found.sharing, *found.services, *(u for u in found.uses if u.serving is not False)]
 
 
 @rule.finalizer
@@ -106,7 +107,13 @@ def finalize(found: list, ctx: Context) -> Iterator[Report]:
         if isinstance(fact, facts.SharingFact):
             replicated.setdefault(fact.advertised, fact)
     done: set[str] = set()
-    uses = [f for f in found if isinstance(f, facts.GpuUse)]
+    services = [f for f in found if isinstance(f, facts.ServiceSelector)]
+    # A long-running pod with no sign of its own serves when a Service sends it requests.
+    uses = [
+        f
+        for f in found
+        if isinstance(f, facts.GpuUse) and (f.serving or any(f.selected_by(s) for s in services))
+    ]
     for use in uses:  # the strongest evidence first: a shared resource, then a selector
         if use.pod not in done and is_shared_resource(use.resource):
             done.add(use.pod)

@@ -74,8 +74,22 @@ class GpuUse:
     workload: str  # "Deployment web, container server"
     resource: str
     count: int
-    serving: bool
+    serving: bool | None  # None: serves if a Service of its namespace selects its labels
     selector: tuple | None  # (Anchor, "nvidia.com/gpu.sharing-strategy=time-slicing")
+    namespace: str | None = None
+    labels: frozenset[tuple[str, str]] = frozenset()
+
+    def selected_by(self, service: ServiceSelector) -> bool:
+        same = None in (self.namespace, service.namespace) or self.namespace == service.namespace
+        return same and bool(service.selector) and service.selector <= self.labels
+
+
+@record(frozen=True, slots=True)
+class ServiceSelector:
+    """A core Service's pod selector: the pods it sends requests to."""
+
+    namespace: str | None
+    selector: frozenset[tuple[str, str]]
 
 
 @record(frozen=True, slots=True)
@@ -106,6 +120,7 @@ class DocFacts:
     uses: list[GpuUse] = field(default_factory=list)
     mig_selectors: list[MigSelector] = field(default_factory=list)
     dra_resources: list[DraExtendedResource] = field(default_factory=list)
+    services: list[ServiceSelector] = field(default_factory=list)
 
 
 _EMPTY = DocFacts()
@@ -263,6 +278,14 @@ def _resource_facts(resource: Resource, ctx: Context, found: DocFacts) -> None:
         _sharing(lambda p, at="key": ctx.anchor(resource, p, at=at), config, found)
     if resource.kind == "ConfigMap":
         return
+    if resource.kind == "Service" and resource.api_version == "v1":
+        spec = resource.obj.get("spec")
+        selector = spec.get("selector") if isinstance(spec, dict) else None
+        if isinstance(selector, dict):
+            pairs = _string_pairs(selector)
+            if pairs is not None:
+                found.services.append(ServiceSelector(_namespace(resource.metadata), pairs))
+        return
     if resource.kind == "DeviceClass" and resource.api_version.startswith("resource.k8s.io/"):
         spec = resource.obj.get("spec")
         name = spec.get("extendedResourceName") if isinstance(spec, dict) else None
@@ -273,6 +296,20 @@ def _resource_facts(resource: Resource, ctx: Context, found: DocFacts) -> None:
     for pod in resource.pod_specs:
         if not infra.is_infra_pod(pod):
             _workload_facts(resource, pod, ctx, found)
+
+
+def _string_pairs(mapping: dict) -> frozenset[tuple[str, str]] | None:
+    """A label map's pairs; None if a key or value is not plain text (a placeholder's
+    structure, a number: the selector is not known)."""
+    pairs = frozenset(
+        (k, v) for k, v in mapping.items() if isinstance(k, str) and isinstance(v, str)
+    )
+    return pairs if len(pairs) == len(mapping) else None
+
+
+def _namespace(metadata: dict) -> str | None:
+    namespace = metadata.get("namespace")
+    return namespace if isinstance(namespace, str) else None
 
 
 def _plugin_facts(resource: Resource, ctx: Context, found: DocFacts) -> None:
@@ -335,6 +372,9 @@ def _workload_facts(resource: Resource, pod: PodSpec, ctx: Context, found: DocFa
     selected = sharing_selector(requirements)
     selector = (ctx.anchor(resource, pod.path + selected[0]), selected[1]) if selected else None
     pod_id = f"{resource.doc.source.path}#{resource.doc.index}{resource.prefix}{pod.path}"
+    pod_labels = pod.metadata.get("labels")
+    labels = _string_pairs(pod_labels) if isinstance(pod_labels, dict) else None
+    labels = frozenset(labels or ())
     for container in pod.containers:
         if container.is_init and not container.is_sidecar:
             continue
@@ -342,7 +382,7 @@ def _workload_facts(resource: Resource, pod: PodSpec, ctx: Context, found: DocFa
         for name, count in container.gpus.items():
             # Only what a cross-file rule can use: serving pods (GPU601), more than one
             # GPU (GPU602), MIG devices (GPU504); anchors cost a walk of the node tree.
-            if not (serving or count > 1 or gpu.is_mig_resource(name)):
+            if not (serving is not False or count > 1 or gpu.is_mig_resource(name)):
                 continue
             section = "limits" if name in limits else "requests"
             found.uses.append(
@@ -356,5 +396,7 @@ def _workload_facts(resource: Resource, pod: PodSpec, ctx: Context, found: DocFa
                     count,
                     serving,
                     selector,
+                    _namespace(resource.metadata),
+                    labels,
                 )
             )

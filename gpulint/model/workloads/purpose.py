@@ -110,20 +110,23 @@ def _purpose(resource: Resource, pod: PodSpec) -> Purpose:
     return Purpose.SERVICE if is_serving(resource, pod) else Purpose.BATCH
 
 
-def serves_requests(resource: Resource, pod: PodSpec) -> bool:
-    """Whether the pod answers requests, as far as the manifest says: a service pod of a
-    serving kind (KServe, LeaderWorkerSet, Knative...), or of a generic controller
+def serves_requests(resource: Resource, pod: PodSpec) -> bool | None:
+    """Whether the pod answers requests, as far as its own manifest says: a service pod of
+    a serving kind (KServe, LeaderWorkerSet, Knative...), or of a generic controller
     (Deployment, StatefulSet) whose app containers open ports, have a readiness probe or
-    run a model server. A Deployment that only runs ``python train.py`` keeps its GPU busy
-    but answers nobody."""
+    run a model server. None for another long-running pod of a generic controller: it
+    serves if a Service selects it (a cross-object question, for the caller). A
+    Deployment that only runs ``python train.py`` keeps its GPU busy but answers nobody."""
     if pod_purpose(resource, pod) is not Purpose.SERVICE:
         return False
     if (pod.workload_kind or resource.kind) not in GENERIC_CONTROLLERS:
         return True
-    return any(
+    if any(
         c.data.get("ports") or c.data.get("readinessProbe") or runs_model_server(c)
         for c in pod.regular_containers()
-    )
+    ):
+        return True
+    return None
 
 
 def local_images_only(pod: PodSpec) -> bool:

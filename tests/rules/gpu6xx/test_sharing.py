@@ -45,6 +45,27 @@ def test_gpu601_a_probe_a_deployment_keeps_running_serves_nobody(tmp_path):
     assert where(lint(tmp_path, ported, "--select", "GPU601")) == [("GPU601", 14, 13)]
 
 
+def test_gpu601_a_service_that_selects_the_pods_says_they_serve(tmp_path):
+    # UntouchedWagons/K3S-NVidia's Jellyfin: a Deployment with no ports of its own, and a
+    # Service in front of it.
+    app = gpu_workload("Deployment", "            nvidia.com/gpu.shared: 1\n").replace(
+        "  template:\n", "  template:\n    metadata:\n      labels: {app: jellyfin, tier: media}\n"
+    )
+    service = (
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: jellyfin\n"
+        "spec:\n  selector: {selector}\n  ports: [{{port: 8096}}]\n"
+    )
+    assert lint(tmp_path, app, "--select", "GPU601") == []
+    selected = app + "---\n" + service.format(selector="{app: jellyfin}")
+    assert where(lint(tmp_path, selected, "--select", "GPU601")) == [("GPU601", 16, 13)]
+    for other in ("{app: plex}", "{app: jellyfin, tier: web}", "{}"):
+        text = app + "---\n" + service.format(selector=other)
+        assert lint(tmp_path, text, "--select", "GPU601") == [], other
+    elsewhere = selected.replace("  name: jellyfin\n", "  name: jellyfin\n  namespace: other\n")
+    elsewhere = elsewhere.replace("  name: w\n", "  name: w\n  namespace: media\n")
+    assert lint(tmp_path, elsewhere, "--select", "GPU601") == []
+
+
 def test_gpu601_resource_replicated_by_a_config_in_another_path(tmp_path, write):
     config = write(
         "cluster/time-slicing.yaml",
