@@ -501,3 +501,13 @@ def test_pointers_targets_and_label_selectors():
         assert j.selects({"labelSelector": selector}, both, {**file, **labelled}) is matched
     assert j.selects({"labelSelector": "app=vllm"}, {**made, **labelled}, file) is None
     assert j.selects({"labelSelector": "app in vllm"}, made, file) is None  # does not parse
+
+
+def test_a_target_pattern_is_never_run_by_a_backtracking_engine():
+    # A stranger's kustomization names the pattern: (a+)+b backtracks for ages in re on a
+    # 60-character name; the linear search answers at once, and what it cannot read (a
+    # lookbehind) leaves the target undecided rather than guessed.
+    assert j._matches("(a+)+b", "a" * 60) is False
+    assert j._matches("(a+)+", "a" * 60) is True
+    assert j._matches("vll", "vllm") is False and j._matches("vllm|tgi", "tgi") is True
+    assert j._matches("(?<=x)a", "a") is None

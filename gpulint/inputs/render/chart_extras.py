@@ -94,5 +94,9 @@ def _holds_object(path: str) -> bool:
 
 def _head(path: str) -> bytes:
     # read_bytes opens without blocking and reads regular files only (a FIFO never stalls).
-    data = read_bytes(path) if os.path.getsize(path) <= _MAX_BYTES else b""
+    try:
+        small = os.path.getsize(path) <= _MAX_BYTES
+    except OSError:  # gone since the walk listed it
+        return b""
+    data = read_bytes(path) if small else b""
     return data if isinstance(data, bytes) else b""

@@ -22,12 +22,12 @@ undecided (None), and an undecided patch claims nothing.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
 from gpulint.core.lazy_re import lazy
 from gpulint.core.sources import Source
+from gpulint.validate.linear_re import LinearPattern, PatternTooCostly, UnsupportedPattern
 from gpulint.yaml.embedded import INSIDE
 from gpulint.yaml.parse import parse
 
@@ -146,10 +146,17 @@ def _matches(pattern: Any, text: str) -> bool | None:
         return True
     if not isinstance(pattern, str):
         return None
+    # A stranger's pattern: never run by re, which may backtrack for minutes (^(a+)+$ on a
+    # long name); searched in linear time, or undecided.
     try:
-        return re.fullmatch(f"(?:{pattern})", text) is not None
-    except re.error:
-        return None  # Go's RE2 reads some patterns Python's re does not
+        return _linear(pattern).search(text)
+    except (UnsupportedPattern, PatternTooCostly):
+        return None  # Go's RE2 reads some patterns this does not, and refuses what it cannot
+
+
+@lru_cache(maxsize=256)
+def _linear(pattern: str) -> LinearPattern:
+    return LinearPattern(f"\\A(?:{pattern})\\Z")
 
 
 def _gvk(target: dict, rendered: dict, origin: Any) -> bool | None:
