@@ -198,13 +198,18 @@ def _name(pattern: Any, rendered: dict, origin: Any, current: bool) -> bool | No
     # Between the two, a prefix or suffix transformer may have given any part of the
     # rendered name that holds the original: a pattern matching one of those is undecided.
     start = now.find(original) if original else -1
-    if start < 0:
-        return None
+    if start < 0 or (start + 1) * (len(now) - start - len(original) + 1) > _MAX_AFFIXES:
+        return None  # not found, or too many parts to try: undecided, never slow
     for head in range(start + 1):
         for tail in range(start + len(original), len(now) + 1):
             if _matches(pattern, now[head:tail]) is not False:
                 return None
     return False
+
+
+# The parts of a rendered name tried against a pattern: a prefix and a suffix transformer
+# add a few characters each; a name longer by much more is not worth the searches.
+_MAX_AFFIXES = 256
 
 
 # Built-in kinds without a namespace (`kubectl api-resources --namespaced=false`) that a
