@@ -2,7 +2,8 @@
 ## What it checks
 A serving workload (LeaderWorkerSet, KServe and other serving CRDs; a
 Deployment or StatefulSet whose app containers open ports, have a readiness
-probe or run a model server, or whose pods a Service of the run selects; any
+probe or run a model server, or whose pods a Service of the run selects, a
+headless one excepted (it names peers, as a training StatefulSet's); any
 other pod with a readiness probe or container ports that is not a batch job) on
 a time-sliced or MPS-shared GPU: it requests a `.shared`
 resource (`nvidia.com/gpu.shared`), requires `nvidia.com/gpu.sharing-strategy`

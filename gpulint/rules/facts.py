@@ -281,7 +281,10 @@ def _resource_facts(resource: Resource, ctx: Context, found: DocFacts) -> None:
     if resource.kind == "Service" and resource.api_version == "v1":
         spec = resource.obj.get("spec")
         selector = spec.get("selector") if isinstance(spec, dict) else None
-        if isinstance(selector, dict):
+        # A headless Service (clusterIP: None) names peers for each other (a training
+        # StatefulSet's rendezvous); it routes no requests.
+        headless = isinstance(spec, dict) and spec.get("clusterIP") == "None"
+        if isinstance(selector, dict) and not headless:
             pairs = _string_pairs(selector)
             if pairs is not None:
                 found.services.append(ServiceSelector(_namespace(resource.metadata), pairs))

@@ -61,6 +61,12 @@ def test_gpu601_a_service_that_selects_the_pods_says_they_serve(tmp_path):
     for other in ("{app: plex}", "{app: jellyfin, tier: web}", "{}"):
         text = app + "---\n" + service.format(selector=other)
         assert lint(tmp_path, text, "--select", "GPU601") == [], other
+    # A headless Service names peers (a training StatefulSet's rendezvous): no requests.
+    headless = selected.replace(
+        "  ports: [{port: 8096}]", "  clusterIP: None\n  ports: [{port: 8096}]"
+    )
+    assert "clusterIP: None" in headless
+    assert lint(tmp_path, headless, "--select", "GPU601") == []
     elsewhere = selected.replace("  name: jellyfin\n", "  name: jellyfin\n  namespace: other\n")
     elsewhere = elsewhere.replace("  name: w\n", "  name: w\n  namespace: media\n")
     assert lint(tmp_path, elsewhere, "--select", "GPU601") == []
