@@ -118,21 +118,26 @@ _RELOCATING = ("kubelet", "socket", "device-plugin-path")
 def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     if resource.kind != "DaemonSet":
         return
-    for container in containers.plugin_containers(resource):
-        if not containers.runs_plugin(container) or _relocated(container):
-            continue
-        pod = next((p for p in resource.pod_specs if container in p.containers), None)
-        if pod is None or _mounts_the_folder(pod, container):
-            continue
-        yield Report(
-            container.path + ("name",),
-            f"the device plugin container {container.name!r} mounts nothing of the node at "
-            f'{PLUGIN_FOLDER}: it finds no kubelet.sock there and never registers ("Could not '
-            'register device plugin: ... no such file or directory"), so the node advertises '
-            "no nvidia.com/gpu and GPU pods stay Pending; mount the node's folder there with a "
-            "hostPath volume",
-            container=container.name,
-        )
+    for pod in resource.pod_specs:
+        for container in pod.containers:
+            if container.is_init and not container.is_sidecar:
+                continue  # the chart's config-manager init container runs the image too
+            if not containers.runs_plugin(container) or _relocated(container):
+                continue
+            if not _mounts_the_folder(pod, container):
+                yield _report(container)
+
+
+def _report(container: Container) -> Report:
+    return Report(
+        container.path + ("name",),
+        f"the device plugin container {container.name!r} mounts nothing of the node at "
+        f'{PLUGIN_FOLDER}: it finds no kubelet.sock there and never registers ("Could not '
+        'register device plugin: ... no such file or directory"), so the node advertises '
+        "no nvidia.com/gpu and GPU pods stay Pending; mount the node's folder there with a "
+        "hostPath volume",
+        container=container.name,
+    )
 
 
 def _relocated(container: Container) -> bool:

@@ -567,3 +567,15 @@ spec:
 def test_gpu409_the_plugin_needs_the_node_s_device_plugin_folder(tmp_path, extra, found):
     text = PLUGIN_DS.format(extra=extra)
     assert where(lint(tmp_path, text, "--select", "GPU409")) == found
+
+
+def test_gpu409_an_init_container_of_the_plugin_image_registers_nothing(tmp_path):
+    # The chart's config-manager init container runs the plugin image and needs no socket.
+    mounted = (
+        "          volumeMounts: [{name: dp, mountPath: /var/lib/kubelet/device-plugins}]\n"
+        "      volumes: [{name: dp, hostPath: {path: /var/lib/kubelet/device-plugins}}]\n"
+        "      initContainers:\n"
+        "        - name: config-manager-init\n"
+        "          image: nvcr.io/nvidia/k8s-device-plugin:v0.17.4\n"
+    )
+    assert lint(tmp_path, PLUGIN_DS.format(extra=mounted), "--select", "GPU409") == []
