@@ -5,7 +5,10 @@ a GPU taint key (`nvidia.com/gpu` by default, configurable), or a key-less
 `operator: Exists` that tolerates every taint, with effect `NoSchedule` or no
 effect. Pods that get a GPU some other way are not reported: a Dynamic Resource
 Allocation claim, a GPU-share annotation (`gpu-fraction`, `gpu-memory`) or a
-GPU-sharing resource (`nvidia.com/gpumem`, `volcano.sh/vgpu-number`...).
+GPU-sharing resource (`nvidia.com/gpumem`, `volcano.sh/vgpu-number`...). Nor
+are pods that request an accelerator that is not a GPU (`aws.amazon.com/neuron`,
+`habana.ai/gaudi`, `google.com/tpu`): they fit only nodes that advertise it, and
+tolerate every taint to get past those nodes' own.
 DaemonSets (which must run on every node) and GPU infrastructure are exempt, and
 so is a pod that also requires GPU nodes: GPU204 reports that one root cause
 (a pod aimed at GPU nodes without a GPU limit) once.
@@ -110,7 +113,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from gpulint.model.cluster_profile import taint_keys
-from gpulint.model.gpu.access import other_gpu_use
+from gpulint.model.gpu.access import other_accelerator, other_gpu_use
 from gpulint.model.gpu.infra import is_infra_pod
 from gpulint.model.gpu.labels import gpu_node_pin
 from gpulint.model.node_requirements import tolerations
@@ -136,6 +139,8 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
     for pod in resource.pod_specs:
         if pod.requests_gpu or is_infra_pod(pod) or other_gpu_use(pod):
             continue
+        if other_accelerator(pod) is not None:
+            continue  # it fits only nodes that advertise that accelerator, never a GPU node
         if gpu_node_pin(pod.spec) is not None:
             continue  # one root cause, one finding: GPU204 reports the GPU-node selection
         for toleration in tolerations(pod.spec):

@@ -27,7 +27,9 @@ unprivileged containers (`accept-nvidia-visible-devices-envvar-when-unprivileged
 false in the operator's `toolkit.env`), for privileged containers (they see
 every device anyway: GPU703), for `envFrom` (it may set the variable), for
 GPU infrastructure images, for pods a GPU-sharing scheduler serves (KAI's
-`gpu-fraction`/`gpu-memory` annotations), and for templates another object
+`gpu-fraction`/`gpu-memory` annotations), for pods that request an accelerator
+that is not a GPU (`aws.amazon.com/neuron`, `habana.ai/gaudi`, `google.com/tpu`:
+they run on its nodes, never on a GPU node), and for templates another object
 instantiates with its own resources (ServingRuntime, TrainingRuntime,
 PodTemplate...).
 
@@ -118,7 +120,7 @@ from collections.abc import Iterator
 from typing import Literal, TypeAlias
 
 from gpulint.model.dra import container_claims
-from gpulint.model.gpu.access import gpu_like_resource, other_gpu_use
+from gpulint.model.gpu.access import gpu_like_resource, other_accelerator, other_gpu_use
 from gpulint.model.gpu.cuda_images import visible_all_reason
 from gpulint.model.gpu.holding import container_holding
 from gpulint.model.gpu.infra import is_infra_container
@@ -207,8 +209,8 @@ def collect(resource: Resource, ctx: Context) -> list:
     if resource.kind in TEMPLATE_KINDS:
         return found  # another object instantiates it and adds the resources
     for pod, name in runtime_classes.pod_runtime_classes(resource):
-        if _shares_gpus(pod):
-            continue
+        if _shares_gpus(pod) or other_accelerator(pod) is not None:
+            continue  # a pod of another accelerator (Neuron, Gaudi, TPU) is on no GPU node
         for container in pod.containers:
             candidate = _candidate(container, name, ctx)
             if candidate is not None:

@@ -6,6 +6,9 @@ not show: such pods rightly tolerate GPU taints and select GPU nodes.
 
 from __future__ import annotations
 
+from functools import cache
+
+from gpulint import catalog
 from gpulint.model.resource import PodSpec
 from gpulint.model.values.gpu_resources import gpu_entries
 
@@ -102,4 +105,29 @@ def model_annotation(pod: PodSpec) -> str | None:
             for key in _MODEL_ANNOTATIONS:
                 if annotations.get(key):
                     return key
+    return None
+
+
+@cache
+def _other_accelerators() -> tuple[frozenset[str], tuple[str, ...]]:
+    resources = catalog.raw()["resources"]
+    names = frozenset(resources["other_accelerators"])
+    return names, tuple(resources["other_accelerator_prefixes"])
+
+
+def other_accelerator(pod: PodSpec) -> str | None:
+    """The first accelerator that is not a GPU (AWS Neuron, Intel Gaudi, Cloud TPU: the
+    catalog's ``other_accelerators``) a container of the pod requests, or None. Such a pod
+    fits only a node whose device plugin advertises it, which no GPU node's does."""
+    names, prefixes = _other_accelerators()
+    for container in pod.containers:
+        resources = container.data.get("resources")
+        if not isinstance(resources, dict):
+            continue
+        for section in ("limits", "requests"):
+            values = resources.get(section)
+            if isinstance(values, dict):
+                for name in values:
+                    if str(name) in names or str(name).startswith(prefixes):
+                        return str(name)
     return None

@@ -246,6 +246,20 @@ def test_gpu203_exempts_daemonsets_infrastructure_and_other_gpu_use(tmp_path):
     assert known(tmp_path, dra, "--select", "GPU203") == []
 
 
+def test_gpu203_silent_for_pods_of_another_accelerator(tmp_path):
+    # A Gaudi, Neuron or TPU pod fits only the nodes that advertise its accelerator; the
+    # key-less toleration gets it past those nodes' own taints, never onto a GPU node.
+    for resource in ("habana.ai/gaudi", "aws.amazon.com/neuroncore", "google.com/tpu"):
+        text = cpu_workload(TOLERATIONS).replace('cpu: "1",', f'cpu: "1", {resource}: 8,')
+        assert known(tmp_path, text, "--select", "GPU203") == [], resource
+    # an extended resource GPU nodes may advertise too (RDMA) is no such accelerator
+    rdma = cpu_workload(TOLERATIONS).replace('cpu: "1",', 'cpu: "1", rdma/hca: 1,')
+    assert where(known(tmp_path, rdma, "--select", "GPU203")) == [
+        ("GPU203", 14, 12),
+        ("GPU203", 16, 11),
+    ]
+
+
 def test_gpu203_silent_when_the_pod_requests_a_gpu(tmp_path):
     scheduling = "  tolerations:\n    - {key: nvidia.com/gpu, operator: Exists}"
     assert known(tmp_path, gpu_pod(scheduling), "--select", "GPU203") == []

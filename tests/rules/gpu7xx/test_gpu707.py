@@ -294,6 +294,14 @@ def test_a_container_that_requests_a_gpu_is_silent(tmp_path):
         assert gpu707(lint(tmp_path, text)) == [], resources
 
 
+def test_a_pod_of_another_accelerator_is_silent(tmp_path):
+    # a Gaudi or Neuron pod runs on that accelerator's nodes, which hold no NVIDIA GPU
+    for resource in ("habana.ai/gaudi: 8", "aws.amazon.com/neuron: 1"):
+        container = f"resources:\n  limits:\n    {resource}\n"
+        text = RUNTIME_CLASS.format(handler="nvidia") + notebook(container)
+        assert gpu707(lint(tmp_path, text)) == [], resource
+
+
 def test_a_container_with_a_dra_gpu_claim_is_silent(tmp_path):
     claim = """\
 apiVersion: resource.k8s.io/v1
