@@ -26,7 +26,9 @@ An image whose repository name carries its CUDA version (`cu124`, `cuda12.4`,
 `huggingface-text-generation-inference-cu124.2-3.ubuntu2204.py311`) is a
 **note**: a new push to that repository keeps that CUDA runtime, so the
 driver mismatch below cannot come from the tag moving; a rebuild can still
-change what else the image holds.
+change what else the image holds. So is an image whose repository name carries
+its release (`huggingface-text-generation-inference-gpu.3.0.1`, one repository
+per release): a push to it rebuilds that release on the CUDA it was built with.
 
 An image the linted repository publishes itself is a **note**, not a warning:
 such a repository lets its default branch track `:latest` of its own images
@@ -166,8 +168,19 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
 _CUDA_IN_NAME = re.compile(r"(?:^|[-_.])(cu\d{3}|cuda-?\d{1,2}(?:\.\d+)?)(?=$|[-_.])")
 
 
+# A release in a repository name's last segment, as the last token or before a word:
+# gpu.3.0.1, -2-3.ubuntu2204 (Google's Deep Learning Containers, one repository a
+# release). Two numbers at least, so a model's size (llama-3-8b) is none.
+_RELEASE_IN_NAME = re.compile(r"(?:^|[-_.])(\d+(?:[.-]\d+)+)(?=$|[-_.][a-z])")
+
+
 def _cuda_in_name(ref: ImageRef) -> str | None:
     found = _CUDA_IN_NAME.search(ref.repository.rsplit("/", 1)[-1].lower())
+    return found.group(1) if found else None
+
+
+def _release_in_name(ref: ImageRef) -> str | None:
+    found = _RELEASE_IN_NAME.search(ref.repository.rsplit("/", 1)[-1].lower())
     return found.group(1) if found else None
 
 
@@ -193,6 +206,13 @@ def _advice(ref: ImageRef, ctx: Context) -> str | None:
         return (
             f"its repository name fixes the CUDA version ({cuda}), but each push to it can "
             "still change the framework build the replicas run: pin a version tag or a digest"
+        )
+    release = _release_in_name(ref)
+    if release is not None:
+        return (
+            f"its repository name fixes the release ({release}) and the CUDA it is built "
+            "with, but each push to it can still change the build the replicas run: pin a "
+            "version tag or a digest"
         )
     return None
 

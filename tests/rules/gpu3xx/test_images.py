@@ -108,6 +108,20 @@ def test_gpu302_a_cuda_version_in_the_repository_name_is_a_note(tmp_path):
     assert "(cuda12.4)" in found[1]["message"]
 
 
+def test_gpu302_a_release_in_the_repository_name_is_a_note(tmp_path):
+    dlc = "us-central1-docker.pkg.dev/example/deep-learning-images/"
+    text = _pod(
+        (dlc + "huggingface-text-generation-inference-gpu.3.0.1", "", True),
+        ("team/pytorch-gpu.2-1.py310:latest", "", True),
+        ("team/llama-3-8b:latest", "", True),  # a model's size, not a release
+    )
+    found = lint(tmp_path, text, "--select", "GPU302")
+    assert where(found) == [("GPU302", 8, 7), ("GPU302", 14, 7), ("GPU302", 20, 7)]
+    assert [f["severity"] for f in found] == ["note", "note", "warning"]
+    assert "its repository name fixes the release (3.0.1)" in found[0]["message"]
+    assert "(2-1)" in found[1]["message"]
+
+
 def test_gpu302_the_default_pull_policy_of_a_moving_tag_that_is_not_latest(tmp_path):
     # Kubernetes defaults to Always only for no tag and :latest; :nightly gets IfNotPresent
     found = lint(tmp_path, _pod(("vllm/vllm-openai:nightly", "", True)), "--select", "GPU302")
