@@ -27,8 +27,9 @@ An image whose repository name carries its CUDA version (`cu124`, `cuda12.4`,
 **note**: a new push to that repository keeps that CUDA runtime, so the
 driver mismatch below cannot come from the tag moving; a rebuild can still
 change what else the image holds. So is an image whose repository name carries
-its release (`huggingface-text-generation-inference-gpu.3.0.1`, one repository
-per release): a push to it rebuilds that release on the CUDA it was built with.
+its release after the accelerator, as those containers name theirs, one
+repository a release (`huggingface-text-generation-inference-gpu.3.0.1`,
+`pytorch-gpu.2-1.py310`): a push to it rebuilds that release on its CUDA.
 
 An image the linted repository publishes itself is a **note**, not a warning:
 such a repository lets its default branch track `:latest` of its own images
@@ -168,10 +169,11 @@ def check(resource: Resource, ctx: Context) -> Iterator[Report]:
 _CUDA_IN_NAME = re.compile(r"(?:^|[-_.])(cu\d{3}|cuda-?\d{1,2}(?:\.\d+)?)(?=$|[-_.])")
 
 
-# A release in a repository name's last segment, as the last token or before a word:
-# gpu.3.0.1, -2-3.ubuntu2204 (Google's Deep Learning Containers, one repository a
-# release). Two numbers at least, so a model's size (llama-3-8b) is none.
-_RELEASE_IN_NAME = re.compile(r"(?:^|[-_.])(\d+(?:[.-]\d+)+)(?=$|[-_.][a-z])")
+# A release after the accelerator in a repository name's last segment, as Google's Deep
+# Learning Containers name theirs, one repository a release: {framework}-gpu.3.0.1,
+# pytorch-gpu.2-1.py310, -cu121.2-2. Only that form: a release elsewhere in a name
+# (ray2.24.0-py310-vllm-gpu, llama-3.3-nemotron) may be one part's, not the image's.
+_RELEASE_IN_NAME = re.compile(r"[-_](?:gpu|cpu|tpu|cu\d{3})\.(\d+(?:[.-]\d+)+)(?=$|[-_.][a-z])")
 
 
 def _cuda_in_name(ref: ImageRef) -> str | None:

@@ -113,11 +113,12 @@ def test_gpu302_a_release_in_the_repository_name_is_a_note(tmp_path):
     text = _pod(
         (dlc + "huggingface-text-generation-inference-gpu.3.0.1", "", True),
         ("team/pytorch-gpu.2-1.py310:latest", "", True),
-        ("team/llama-3-8b:latest", "", True),  # a model's size, not a release
+        ("team/ray2.24.0-py310-vllm-gpu:latest", "", True),  # Ray's release, not vLLM's
+        ("nvcr.io/nim/nvidia/llama-3.3-nemotron-super-49b-v1.5:latest", "", True),  # the model's
     )
     found = lint(tmp_path, text, "--select", "GPU302")
-    assert where(found) == [("GPU302", 8, 7), ("GPU302", 14, 7), ("GPU302", 20, 7)]
-    assert [f["severity"] for f in found] == ["note", "note", "warning"]
+    assert [f["line"] for f in found] == [8, 14, 20, 26]
+    assert [f["severity"] for f in found] == ["note", "note", "warning", "warning"]
     assert "its repository name fixes the release (3.0.1)" in found[0]["message"]
     assert "(2-1)" in found[1]["message"]
 
