@@ -9,7 +9,8 @@ did-you-mean), values of the wrong type, bad enum values, the top-level
 (`namespace`, `config.name` with `config.map`, several `config.map` entries
 without a default). In the GPU Operator chart's values (`gpu-operator`): top-level
 keys the chart does not have, and the keys and types of its `devicePlugin`,
-`gfd` and `mig` blocks (`devicePlugin.verison` is ignored just the same). A
+`gfd`, `mig` and `validator` blocks (`devicePlugin.verison` is ignored just the
+same; `validator.enabled` too: the validator always runs). A
 top-level key that either chart's values.yaml declares inside a block is named with
 its place: the operator's `manager:` is `driver.manager`, the plugin chart's `tag:` is
 `image.tag`.

@@ -144,6 +144,31 @@ def test_gpu403_an_unknown_key_set_to_null_changes_nothing(tmp_path):
     assert where(found) == [("GPU403", 5, 1)]
 
 
+def test_gpu403_operator_validator_block(tmp_path):
+    # civo-learn/civo-gpu-operator-tf: validator.enabled is read by no template (the
+    # validator always runs); the keys clusterpolicy.yaml reads pass
+    text = """\
+    operator:
+      defaultRuntime: containerd
+    driver:
+      enabled: false
+    validator:
+      enabled: false
+      repository: nvcr.io/nvidia
+      hostNetwork: true
+      plugin:
+        env:
+          - {name: WITH_WORKLOAD, value: "false"}
+        tolerations: []
+      driver:
+        env: []
+    """
+    found = lint(tmp_path, text, "--select", "GPU403", name="values.yaml")
+    assert where(found) == [("GPU403", 6, 3), ("GPU403", 12, 5)]
+    assert found[0]["message"].startswith("unknown key 'enabled': the gpu-operator chart never")
+    assert "'tolerations'" in found[1]["message"]
+
+
 def test_gpu403_operator_plugin_config_data_that_is_no_string_fails_the_install(tmp_path):
     # selectel/gpu-sharing-k8s: a config written as a mapping under devicePlugin.config.data
     text = """\
