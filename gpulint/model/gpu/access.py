@@ -6,6 +6,7 @@ not show: such pods rightly tolerate GPU taints and select GPU nodes.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cache
 
 from gpulint import catalog
@@ -36,6 +37,14 @@ def other_gpu_use(pod: PodSpec) -> str | None:
         for key in annotations:
             if str(key).rsplit("/", 1)[-1] in _FRACTION_ANNOTATIONS:
                 return f"it asks for a GPU share with the {key} annotation"
+    for name in _resource_names(pod):
+        if gpu_like_resource(name):
+            return f"it requests {name}"
+    return None
+
+
+def _resource_names(pod: PodSpec) -> Iterator[str]:
+    """The resource names the pod's containers limit or request."""
     for container in pod.containers:
         resources = container.data.get("resources")
         if not isinstance(resources, dict):
@@ -43,10 +52,7 @@ def other_gpu_use(pod: PodSpec) -> str | None:
         for section in ("limits", "requests"):
             values = resources.get(section)
             if isinstance(values, dict):
-                for name in values:
-                    if gpu_like_resource(str(name)):
-                        return f"it requests {name}"
-    return None
+                yield from map(str, values)
 
 
 def first_gpu_limit(pod: PodSpec) -> tuple[tuple, str, str, int] | None:
@@ -120,14 +126,4 @@ def other_accelerator(pod: PodSpec) -> str | None:
     catalog's ``other_accelerators``) a container of the pod requests, or None. Such a pod
     fits only a node whose device plugin advertises it, which no GPU node's does."""
     names, prefixes = _other_accelerators()
-    for container in pod.containers:
-        resources = container.data.get("resources")
-        if not isinstance(resources, dict):
-            continue
-        for section in ("limits", "requests"):
-            values = resources.get(section)
-            if isinstance(values, dict):
-                for name in values:
-                    if str(name) in names or str(name).startswith(prefixes):
-                        return str(name)
-    return None
+    return next((n for n in _resource_names(pod) if n in names or n.startswith(prefixes)), None)
