@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from gpulint import catalog
-from gpulint.core.record import record
+from gpulint.core.record import record, replace
 from gpulint.core.sources import Source
 from gpulint.model.nvidia import recognise
 from gpulint.model.values import placeholders
@@ -128,7 +128,7 @@ def problems(config: dict) -> list[Problem]:
     """Everything wrong with a config: schema (unknown keys, types) and the plugin's own rules."""
     found = [p for p in _schema_problems(config)]
     found.extend(_version_problems(config))
-    found.extend(_sharing_problems(config))
+    found = _fold_ignored(found, _sharing_problems(config))
     rkey, resources = _get(config, "resources")
     if rkey is not None and resources:
         found.append(
@@ -140,6 +140,31 @@ def problems(config: dict) -> list[Problem]:
             )
         )
     return found
+
+
+def _fold_ignored(found: list[Problem], fatal: list[Problem]) -> list[Problem]:
+    """One finding per mistake: an unknown key inside a section the plugin rejects is most
+    likely why it is rejected (``replicas`` one level too high leaves ``resources`` unset),
+    so it is named in the rejection instead of reported again as ignored."""
+    kept = list(found)
+    for i, problem in enumerate(fatal):
+        inside = [
+            p
+            for p in kept
+            if p.ignored
+            and len(p.path) > len(problem.path)
+            and p.path[: len(problem.path)] == problem.path
+        ]
+        if inside:
+            keys = ", ".join(repr(p.path[-1]) + _did_you_mean(p.message) for p in inside)
+            fatal[i] = replace(problem, message=f"{problem.message} (it holds unknown key {keys})")
+            kept = [p for p in kept if p not in inside]
+    return kept + fatal
+
+
+def _did_you_mean(message: str) -> str:
+    tail = message.rpartition("; ")[2]
+    return f" ({tail})" if tail.startswith("did you mean") else ""
 
 
 def _version_problems(config: dict) -> list[Problem]:

@@ -325,6 +325,31 @@ def test_gpu404_empty_sharing_and_missing_name(tmp_path):
     assert '"no resource name specified"' in found[2]["message"]
 
 
+def test_gpu404_replicas_one_level_too_high_is_one_error(tmp_path):
+    # Seen in a JupyterHub repository: replicas beside resources instead of inside an entry.
+    # The plugin fails on the section ("no resources specified"); the unknown key is why, so it
+    # is named in that error, not reported again as a key the plugin ignores.
+    text = """\
+    version: v1
+    sharing:
+      timeSlicing:
+        replicas: 4
+        renameByDefaut: true
+    """
+    found = lint(tmp_path, text, "--select", "GPU404", name="config.yaml")
+    assert [(f["code"], f["line"], f["column"], f["severity"]) for f in found] == [
+        ("GPU404", 3, 3, "error")
+    ]
+    assert found[0]["message"].endswith(
+        "the plugin fails: \"no resources specified\" (it holds unknown key 'replicas', "
+        "'renameByDefaut' (did you mean 'renameByDefault'?))"
+    )
+    # An unknown key where the plugin does start is still reported on its own, as ignored.
+    text = text.replace("replicas: 4", "resources: [{name: nvidia.com/gpu, replicas: 4}]")
+    found = lint(tmp_path, text, "--select", "GPU404", name="config.yaml")
+    assert [(f["line"], f["column"], f["severity"]) for f in found] == [(5, 5, "warning")]
+
+
 def test_gpu404_valid_config_is_clean(tmp_path):
     text = """\
     version: v1
