@@ -9,7 +9,9 @@ MPS (also when the chart's `migStrategy` or the operator's `mig.strategy` is
 `mixed` and one of its configs uses MPS); and the fields the plugin ignores
 with a warning (`rename`, `devices` other than `all`, the top-level
 `resources`). A config inside a string is
-reported at its entry, with the path inside it in the message.
+reported at its entry, with the path inside it in the message. An unknown key
+inside a section the plugin rejects (`replicas` beside `resources` instead of in
+an entry) is named in that error, not reported again: one mistake, one finding.
 
 A value that is still a placeholder (`${REPLICAS:=4}`, `$VAR`: filled in by Flux's
 `postBuild` substitution or envsubst before it is applied) is left to whoever fills it

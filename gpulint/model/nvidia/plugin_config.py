@@ -142,29 +142,37 @@ def problems(config: dict) -> list[Problem]:
     return found
 
 
-def _fold_ignored(found: list[Problem], fatal: list[Problem]) -> list[Problem]:
+def _fold_ignored(found: list[Problem], sharing: list[Problem]) -> list[Problem]:
     """One finding per mistake: an unknown key inside a section the plugin rejects is most
     likely why it is rejected (``replicas`` one level too high leaves ``resources`` unset),
     so it is named in the rejection instead of reported again as ignored."""
     kept = list(found)
-    for i, problem in enumerate(fatal):
+    folded = []
+    for problem in sharing:
+        size = len(problem.path)
         inside = [
             p
             for p in kept
-            if p.ignored
-            and len(p.path) > len(problem.path)
-            and p.path[: len(problem.path)] == problem.path
+            if not problem.ignored
+            and p.ignored
+            and len(p.path) > size
+            and p.path[:size] == problem.path
         ]
         if inside:
             keys = ", ".join(repr(p.path[-1]) + _did_you_mean(p.message) for p in inside)
-            fatal[i] = replace(problem, message=f"{problem.message} (it holds unknown key {keys})")
+            noun = "key" if len(inside) == 1 else "keys"
+            problem = replace(
+                problem, message=f"{problem.message} (it holds unknown {noun} {keys})"
+            )
             kept = [p for p in kept if p not in inside]
-    return kept + fatal
+        folded.append(problem)
+    return kept + folded
 
 
 def _did_you_mean(message: str) -> str:
-    tail = message.rpartition("; ")[2]
-    return f" ({tail})" if tail.startswith("did you mean") else ""
+    # The schema's own form, as recognise.explain reads it: "unknown key 'x'; did you mean 'y'?"
+    _head, sep, hint = message.partition("; did you mean")
+    return f" (did you mean{hint})" if sep else ""
 
 
 def _version_problems(config: dict) -> list[Problem]:

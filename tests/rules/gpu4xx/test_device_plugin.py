@@ -341,7 +341,7 @@ def test_gpu404_replicas_one_level_too_high_is_one_error(tmp_path):
         ("GPU404", 3, 3, "error")
     ]
     assert found[0]["message"].endswith(
-        "the plugin fails: \"no resources specified\" (it holds unknown key 'replicas', "
+        "the plugin fails: \"no resources specified\" (it holds unknown keys 'replicas', "
         "'renameByDefaut' (did you mean 'renameByDefault'?))"
     )
     # An unknown key where the plugin does start is still reported on its own, as ignored.
